@@ -1,0 +1,114 @@
+"""The model concept: an immutable Equinox module that knows its equations, states and units."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar
+
+import equinox as eqx
+from jaxtyping import Array, ArrayLike, PyTree
+
+
+@dataclasses.dataclass(frozen=True)
+class StateInfo:
+    """Name, units and description of one state variable (CF ``units`` / ``long_name``)."""
+
+    name: str
+    units: str
+    long_name: str
+
+
+State = dict[str, Array]
+
+
+class AbstractModel(eqx.Module):
+    """A system of ordinary differential equations ``dy/dt = f(t, y, args)``.
+
+    Subclasses are final Equinox modules whose parameters are array fields (so a new
+    value never triggers recompilation). The state ``y`` is a ``dict`` that maps each
+    state name of [`AbstractModel.states`][] to an array.
+
+    The driving input (a stimulus current, a control pulse, a source track) is passed
+    as ``args``: [`difflab.simulate`][] hands the protocol over unchanged.
+    """
+
+    #: Names, units and descriptions of the state variables, in output order.
+    states: eqx.AbstractClassVar[tuple[StateInfo, ...]]
+    #: Units of the independent variable (e.g. ``"ms"``, ``"ns"``, ``"s"``).
+    time_units: eqx.AbstractClassVar[str]
+
+    @abc.abstractmethod
+    def vector_field(self, t: ArrayLike, y: State, args: Any) -> State:
+        """The right-hand side ``dy/dt`` at time ``t`` for state ``y`` and input ``args``."""
+
+    @abc.abstractmethod
+    def initial_state(self) -> State:
+        """The default initial state (e.g. rest with gates at steady state)."""
+
+    # Hooks with defaults: a model may know which scheme suits its structure best.
+    def default_solver(self) -> Any:
+        """The solver [`difflab.simulate`][] uses when none is given (default: Tsit5)."""
+        import diffrax
+
+        return diffrax.Tsit5()
+
+    def default_stepsize_controller(self) -> Any:
+        """The step-size controller used when none is given (default: PID, rtol 1e-6, atol 1e-8)."""
+        import diffrax
+
+        return diffrax.PIDController(rtol=1e-6, atol=1e-8)
+
+    def default_dt0(self) -> float | None:
+        """The initial step (``None`` lets an adaptive controller choose)."""
+        return None
+
+    # Parameters by name ---------------------------------------------------------------
+    #: Short names for dotted parameter paths, e.g. ``{"gNa": "channels.na.gbar"}``.
+    aliases: ClassVar[dict[str, str]] = {}
+    #: Units of parameters by (short or dotted) name, for labelled output.
+    parameter_units: ClassVar[dict[str, str]] = {}
+
+    def parameters(self) -> dict[str, Array]:
+        """All floating array fields by dotted name (``"channels.na.gbar"``), plus aliases."""
+        from ._paths import get_path, iter_parameters
+
+        found = dict(iter_parameters(self))
+        return {**{a: get_path(self, p) for a, p in self.aliases.items()}, **found}
+
+    def resolve(self, name: str) -> str:
+        """The dotted path of parameter ``name`` (an alias or a path); clear error if unknown."""
+        path = self.aliases.get(name, name)
+        valid = self.parameters()
+        if path not in valid:
+            raise KeyError(
+                f"unknown parameter {name!r} for {type(self).__name__}; "
+                f"valid names: {', '.join(sorted(valid))}"
+            )
+        return path
+
+    def replace(self, **values: ArrayLike) -> AbstractModel:
+        """A copy with parameters replaced by name, ``model.replace(gNa=110.0)``.
+
+        Values keep the dtype of the field they replace (a float32 model stays float32).
+        """
+        import jax.numpy as jnp
+
+        from ._paths import get_path, where_path
+
+        model = self
+        for name, value in values.items():
+            path = self.resolve(name)
+            old = get_path(model, path)
+            new = jnp.asarray(value, dtype=old.dtype)
+            if new.shape != old.shape:
+                new = jnp.broadcast_to(new, old.shape) if new.ndim == 0 else new
+            model = eqx.tree_at(where_path(path), model, new)
+        return model
+
+    def check_state(self, y: PyTree) -> None:
+        """Validate a user-supplied initial state eagerly; raises ``ValueError``."""
+        expected = {s.name for s in self.states}
+        if not isinstance(y, dict) or set(y) != expected:
+            got = sorted(y) if isinstance(y, dict) else type(y).__name__
+            raise ValueError(f"y0 must be a dict with keys {sorted(expected)}; got {got}")

@@ -1,0 +1,58 @@
+"""Parameters by name: dotted paths into an Equinox module (``"channels.na.gbar"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+def iter_parameters(module: eqx.Module, prefix: str = "") -> Iterator[tuple[str, jax.Array]]:
+    """Yield ``(dotted name, array)`` for every floating array field, recursively.
+
+    Modules and dicts are walked by field name / key; tuples and lists by index.
+    """
+    if isinstance(module, eqx.Module):
+        items = [(f, getattr(module, f)) for f in _field_names(module)]
+    elif isinstance(module, dict):
+        items = list(module.items())
+    elif isinstance(module, list | tuple):
+        items = list(enumerate(module))
+    else:
+        return
+    for key, value in items:
+        name = f"{prefix}{key}"
+        if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jnp.inexact):
+            yield name, value
+        else:
+            yield from iter_parameters(value, name + ".")
+
+
+def get_path(module, dotted: str):
+    """The value at ``dotted`` (``"a.b.0.c"``) inside nested modules, dicts and tuples."""
+    node = module
+    for part in dotted.split("."):
+        if isinstance(node, dict):
+            node = node[part]
+        elif isinstance(node, list | tuple):
+            node = node[int(part)]
+        else:
+            node = getattr(node, part)
+    return node
+
+
+def where_path(dotted: str):
+    """A ``where`` function for ``eqx.tree_at`` that selects ``dotted``."""
+    return lambda module: get_path(module, dotted)
+
+
+def _field_names(module: eqx.Module) -> list[str]:
+    import dataclasses
+
+    return [
+        f.name
+        for f in dataclasses.fields(module)
+        if not f.metadata.get("static", False) and hasattr(module, f.name)
+    ]

@@ -1,0 +1,18 @@
+"""Reference datasets shipped with difflab, checked against their sha256 manifests.
+
+Each group folder (``datasets/<group>/``) holds the data files, a ``README.md`` (origin,
+simulator and version, settings, licence, units) and a ``manifest.toml``::
+
+    [files."hh_step_10uA.nc"]
+    sha256 = "..."
+    description = "..."
+
+Names are ``"<group>/<file stem or file name>"``, e.g. ``"hh/hh_step_10uA"`` or
+``"fast/nodes.csv"``.
+"""
+
+from ._registry import DatasetError as DatasetError
+from ._registry import available as available
+from ._registry import load as load
+from ._registry import path as path
+from ._registry import sha256 as sha256
