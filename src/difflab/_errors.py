@@ -18,9 +18,7 @@ def check_finite(x, name: str) -> None:
         bad = ~np.isfinite(arr)
         if bad.any():
             first = np.argwhere(bad)[0].tolist()
-            raise ValueError(
-                f"{name} must be finite; found {int(bad.sum())} NaN/inf value(s), first at index {first}"
-            )
+            raise ValueError(f"{name} must be finite; found {int(bad.sum())} NaN/inf value(s), first at index {first}")
 
 
 def check_increasing(x, name: str) -> None:
@@ -31,8 +29,7 @@ def check_increasing(x, name: str) -> None:
         if (steps <= 0).any():
             i = int(np.argmax(steps <= 0))
             raise ValueError(
-                f"{name} must be strictly increasing; {name}[{i + 1}] = {arr[i + 1]} "
-                f"follows {name}[{i}] = {arr[i]}"
+                f"{name} must be strictly increasing; {name}[{i + 1}] = {arr[i + 1]} follows {name}[{i}] = {arr[i]}"
             )
 
 

@@ -40,9 +40,7 @@ def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = F
     return path
 
 
-def read_netcdf(
-    path: str | os.PathLike, *, required: Mapping[str, str | None] | None = None
-) -> xr.Dataset:
+def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] | None = None) -> xr.Dataset:
     """Read a netCDF file fully into memory and check it.
 
     Args:
@@ -67,7 +65,5 @@ def read_netcdf(
             raise DataFileError(f"{str(path)!r} lacks variable {name!r} (it has: {have})")
         got = ds[name].attrs.get("units")
         if units is not None and got != units:
-            raise DataFileError(
-                f"{str(path)!r}: variable {name!r} must be in {units!r}; its units are {got!r}"
-            )
+            raise DataFileError(f"{str(path)!r}: variable {name!r} must be in {units!r}; its units are {got!r}")
     return ds

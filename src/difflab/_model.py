@@ -82,8 +82,7 @@ class AbstractModel(eqx.Module):
         valid = self.parameters()
         if path not in valid:
             raise KeyError(
-                f"unknown parameter {name!r} for {type(self).__name__}; "
-                f"valid names: {', '.join(sorted(valid))}"
+                f"unknown parameter {name!r} for {type(self).__name__}; valid names: {', '.join(sorted(valid))}"
             )
         return path
 

@@ -52,7 +52,5 @@ def _field_names(module: eqx.Module) -> list[str]:
     import dataclasses
 
     return [
-        f.name
-        for f in dataclasses.fields(module)
-        if not f.metadata.get("static", False) and hasattr(module, f.name)
+        f.name for f in dataclasses.fields(module) if not f.metadata.get("static", False) and hasattr(module, f.name)
     ]

@@ -21,9 +21,7 @@ from ._errors import check_finite, check_increasing, is_concrete
 def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:
     """``x`` as a floating array (Python floats stay weakly typed so float32 models stay float32)."""
     arr = jnp.asarray(x)
-    if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(
-        arr.dtype, jnp.complexfloating
-    ):
+    if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(arr.dtype, jnp.complexfloating):
         arr = arr.astype(float)
     if allow_inf:
         check_finite(jnp.where(jnp.isinf(arr), 0.0, arr), name)
@@ -177,9 +175,6 @@ def _check_samples(times: ArrayLike, values: ArrayLike) -> tuple[Array, Array]:
     if times_arr.ndim != 1 or times_arr.shape[0] < 2:
         raise ValueError(f"times must be 1-D with at least 2 samples; got shape {times_arr.shape}")
     if values_arr.shape[:1] != times_arr.shape:
-        raise ValueError(
-            f"values must have shape ({times_arr.shape[0]}, ...) to match times; "
-            f"got {values_arr.shape}"
-        )
+        raise ValueError(f"values must have shape ({times_arr.shape[0]}, ...) to match times; got {values_arr.shape}")
     check_increasing(times_arr, "times")
     return times_arr, values_arr

@@ -75,9 +75,7 @@ def simulate(
     else:
         model.check_state(y0)
     solver = model.default_solver() if solver is None else solver
-    controller = (
-        model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
-    )
+    controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
     dt0 = model.default_dt0() if dt0 is None else dt0
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint

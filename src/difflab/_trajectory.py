@@ -64,9 +64,7 @@ class Trajectory(eqx.Module):
             arr = np.asarray(value)
             extra = tuple(f"{name}_dim{k}" for k in range(arr.ndim - len(lead)))
             meta = info.get(name, StateInfo(name, "1", name))
-            data_vars[name] = xr.Variable(
-                lead + extra, arr, {"units": meta.units, "long_name": meta.long_name}
-            )
+            data_vars[name] = xr.Variable(lead + extra, arr, {"units": meta.units, "long_name": meta.long_name})
         coords = {"time": ("time", time, {"units": info.get("time", _TIME).units})}
         for key, values in (member_coords or {}).items():
             coords[key] = ("member", np.asarray(values))

@@ -30,15 +30,11 @@ def path(name: str, *, verify: bool = True) -> Path:
     group, _, stem = name.partition("/")
     folder = resource_dir("datasets") / group
     if not stem or not (folder / "manifest.toml").is_file():
-        raise DatasetError(
-            f"unknown dataset {name!r}; available: {', '.join(available()) or 'none'}"
-        )
+        raise DatasetError(f"unknown dataset {name!r}; available: {', '.join(available()) or 'none'}")
     files = _manifest(folder)
     matches = [f for f in files if f == stem or Path(f).stem == stem]
     if len(matches) != 1:
-        raise DatasetError(
-            f"unknown dataset {name!r}; available in {group!r}: {', '.join(sorted(files))}"
-        )
+        raise DatasetError(f"unknown dataset {name!r}; available in {group!r}: {', '.join(sorted(files))}")
     file = folder / matches[0]
     if not file.is_file():
         raise DatasetError(f"dataset {name!r} is missing: {str(file)!r} does not exist")
