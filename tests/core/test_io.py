@@ -1,0 +1,52 @@
+"""netCDF io: atomic writes that never clobber, checked reads."""
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from difflab.io import DataFileError, read_netcdf, write_netcdf
+
+
+def _dataset(value=1.0):
+    return xr.Dataset({"V": ("time", np.full(3, value), {"units": "mV"})}, coords={"time": [0.0, 1.0, 2.0]})
+
+
+def test_write_then_read_round_trip(tmp_path):
+    path = write_netcdf(_dataset(), tmp_path / "out" / "run.nc")
+    ds = read_netcdf(path, required={"V": "mV", "time": None})
+    xr.testing.assert_identical(ds, _dataset())
+    assert [p.name for p in path.parent.iterdir()] == ["run.nc"]  # no temporary file left behind
+
+
+def test_existing_file_is_never_overwritten_unless_asked(tmp_path):
+    path = write_netcdf(_dataset(1.0), tmp_path / "run.nc")
+    with pytest.raises(FileExistsError, match="exists; pass overwrite=True"):
+        write_netcdf(_dataset(2.0), path)
+    assert float(read_netcdf(path)["V"][0]) == 1.0
+    write_netcdf(_dataset(2.0), path, overwrite=True)
+    assert float(read_netcdf(path)["V"][0]) == 2.0
+
+
+def test_failed_write_leaves_the_old_file(tmp_path):
+    path = write_netcdf(_dataset(1.0), tmp_path / "run.nc")
+    bad = xr.Dataset({"obj": ("x", np.array([object(), object()]))})
+    with pytest.raises(Exception):  # noqa: B017 - netCDF4 refuses object arrays with various types
+        write_netcdf(bad, path, overwrite=True)
+    assert float(read_netcdf(path)["V"][0]) == 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.nc"]
+
+
+def test_reads_are_checked(tmp_path):
+    path = write_netcdf(_dataset(), tmp_path / "run.nc")
+    with pytest.raises(DataFileError, match=r"lacks variable 'm' \(it has: V, time\)"):
+        read_netcdf(path, required={"m": None})
+    with pytest.raises(DataFileError, match="variable 'V' must be in 'V'; its units are 'mV'"):
+        read_netcdf(path, required={"V": "V"})
+    corrupt = tmp_path / "corrupt.nc"
+    corrupt.write_bytes(b"CDF\x01 this is not really netCDF")
+    with pytest.raises(DataFileError, match="is not a readable netCDF file"):
+        read_netcdf(corrupt)
+    with pytest.raises(DataFileError, match="does not exist"):
+        read_netcdf(tmp_path / "missing.nc")
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        write_netcdf(_dataset(), tmp_path)

@@ -1,0 +1,55 @@
+"""Protocols: values, discontinuities, traceability, and refusal of bad samples."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import difflab
+
+
+def test_step_ramp_constant_values_and_jumps():
+    step = difflab.Step(2.0, 1.0, 3.0)
+    np.testing.assert_array_equal([step(t) for t in (0.5, 1.0, 2.9, 3.0)], [0.0, 2.0, 2.0, 0.0])
+    np.testing.assert_array_equal(step.jump_times(), [1.0, 3.0])
+    ramp = difflab.Ramp(4.0, 1.0, 3.0)
+    np.testing.assert_allclose([ramp(t) for t in (0.0, 1.0, 2.0, 2.5, 3.0)], [0.0, 0.0, 2.0, 3.0, 0.0])
+    assert float(difflab.Constant(1.5)(123.0)) == 1.5
+    assert difflab.Constant(1.5).jump_times().shape == (0,)
+
+
+def test_piecewise_linear_and_sampled_interpolate():
+    pwl = difflab.PiecewiseLinear([0.0, 1.0, 3.0], [0.0, 2.0, -2.0])
+    np.testing.assert_allclose([pwl(t) for t in (-1.0, 0.5, 2.0, 5.0)], [0.0, 1.0, 0.0, -2.0])
+    np.testing.assert_array_equal(pwl.jump_times(), [0.0, 1.0, 3.0])
+    sampled = difflab.Sampled(jnp.arange(5.0), jnp.arange(5.0) ** 2)
+    assert float(sampled(2.5)) == pytest.approx(6.5)
+    assert sampled.jump_times().shape == (0,)
+    vector = difflab.Sampled([0.0, 1.0], [[0.0, 10.0], [1.0, 20.0]])
+    np.testing.assert_allclose(vector(0.25), [0.25, 12.5])
+
+
+def test_sum_adds_values_and_collects_jumps():
+    total = difflab.Sum(difflab.Step(1.0, 0.0, 2.0), difflab.Constant(0.5), difflab.Step(2.0, 1.0, 3.0))
+    np.testing.assert_allclose([total(t) for t in (0.5, 1.5, 2.5, 3.5)], [1.5, 3.5, 2.5, 0.5])
+    np.testing.assert_array_equal(total.jump_times(), [0.0, 2.0, 1.0, 3.0])
+    with pytest.raises(TypeError, match=r"protocols\[1\] must be a protocol; got float"):
+        difflab.Sum(difflab.Constant(1.0), 2.0)
+
+
+def test_protocol_numbers_are_differentiable():
+    grad = jax.grad(lambda a: difflab.Step(a, 1.0, 2.0)(1.5) * 3.0)(2.0)
+    assert float(grad) == 3.0
+    grad_start = jax.grad(lambda s: difflab.Ramp(4.0, s, 3.0)(2.0))(1.0)
+    np.testing.assert_allclose(grad_start, -1.0)  # d/ds [4 (t - s)/(3 - s)] = 4 (t - 3)/(3 - s)² at s = 1, t = 2
+
+
+def test_bad_samples_are_refused_with_the_argument_named():
+    with pytest.raises(ValueError, match=r"values must be finite; found 1 NaN/inf value\(s\), first at index \[2\]"):
+        difflab.Sampled([0.0, 1.0, 2.0], [0.0, 1.0, np.nan])
+    with pytest.raises(ValueError, match=r"times must be strictly increasing; times\[2\] = 1.0 follows"):
+        difflab.Sampled([0.0, 1.0, 1.0], [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r"values must have shape \(3, \.\.\.\) to match times; got \(2,\)"):
+        difflab.PiecewiseLinear([0.0, 1.0, 2.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="stop must be > start"):
+        difflab.Step(1.0, 5.0, 2.0)

@@ -1,0 +1,120 @@
+"""simulate: exact solutions, jit / grad / vmap, jump handling, xarray output, bad input."""
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import difflab
+
+from ._models import Relaxation, step_response
+
+TS = jnp.linspace(0.0, 10.0, 101)
+TIGHT = diffrax.PIDController(rtol=1e-10, atol=1e-12)
+
+
+def test_free_decay_matches_exponential():
+    traj = difflab.simulate(Relaxation(tau=2.0, y_init=1.0), None, TS, stepsize_controller=TIGHT)
+    np.testing.assert_allclose(traj.ys["y"], np.exp(-np.asarray(TS) / 2.0), rtol=0, atol=1e-9)
+    assert bool(traj.succeeded)
+
+
+def test_step_input_exact_and_solver_lands_on_edges():
+    protocol = difflab.Step(3.0, 2.0, 6.0)
+    traj = difflab.simulate(Relaxation(), protocol, TS, stepsize_controller=TIGHT)
+    exact = step_response(TS, 2.0, 1.0, 3.0, 2.0, 6.0)
+    np.testing.assert_allclose(traj.ys["y"], exact, atol=1e-8)
+    # The controller steps onto both edges; a wrapped controller without jump times (which
+    # simulate leaves alone) has to find them by rejecting steps.
+    loose = diffrax.PIDController(rtol=1e-6, atol=1e-8)
+    with_jumps = difflab.simulate(Relaxation(), protocol, TS, stepsize_controller=loose)
+    blind = difflab.simulate(Relaxation(), protocol, TS, stepsize_controller=diffrax.ClipStepSizeController(loose))
+    rejected = int(with_jumps.stats["num_rejected_steps"]), int(blind.stats["num_rejected_steps"])
+    assert rejected[0] + 4 <= rejected[1], rejected
+    np.testing.assert_allclose(with_jumps.ys["y"], exact, atol=2e-6)
+
+
+def test_gradient_wrt_tau_is_exact():
+    def y_end(tau):
+        traj = difflab.simulate(Relaxation(tau=tau), None, TS, stepsize_controller=TIGHT)
+        return traj.ys["y"][-1]
+
+    tau = 2.0
+    grad = jax.grad(y_end)(tau)
+    exact = 10.0 / tau**2 * np.exp(-10.0 / tau)  # d/dtau exp(-T/tau)
+    np.testing.assert_allclose(grad, exact, rtol=1e-6)
+
+
+def test_jit_does_not_recompile_for_new_parameter_values():
+    traces = []
+
+    @eqx.filter_jit
+    def run(model):
+        traces.append(1)
+        return difflab.simulate(model, None, TS).ys["y"][-1]
+
+    a = run(Relaxation(tau=2.0))
+    b = run(Relaxation(tau=3.0))
+    assert len(traces) == 1
+    np.testing.assert_allclose([a, b], np.exp(-10.0 / np.array([2.0, 3.0])), rtol=1e-5)
+
+
+def test_vmap_batch_equals_member_runs_and_converts_to_xarray():
+    taus = jnp.array([1.0, 2.0, 4.0])
+    batch = eqx.filter_vmap(lambda tau: difflab.simulate(Relaxation(tau=tau), None, TS))(taus)
+    assert batch.is_batched and batch.ys["y"].shape == (3, TS.shape[0])
+    for i, tau in enumerate(taus):
+        single = difflab.simulate(Relaxation(tau=tau), None, TS)
+        np.testing.assert_allclose(batch.ys["y"][i], single.ys["y"], rtol=1e-12)
+    ds = batch.to_xarray(member_coords={"tau": np.asarray(taus)})
+    assert ds["y"].dims == ("member", "time")
+    assert ds["y"].attrs == {"units": "mV", "long_name": "relaxing variable"}
+    assert ds["time"].attrs["units"] == "ms"
+    np.testing.assert_array_equal(ds["tau"].values, [1.0, 2.0, 4.0])
+    for key in ("difflab_version", "jax_version", "diffrax_version", "solver", "rtol", "atol", "dtype"):
+        assert key in ds.attrs
+    assert ds.attrs["solver"] == "Tsit5" and ds.attrs["rtol"] == "0.000001" and ds.attrs["dtype"] == "float64"
+
+
+def test_observe_saves_only_the_observables():
+    observe = lambda t, y, args: {"twice": 2 * y["y"]}  # noqa: E731
+    info = (difflab.StateInfo("twice", "mV", "twice y"),)
+    traj = difflab.simulate(Relaxation(), None, TS, observe=observe, observe_info=info, stepsize_controller=TIGHT)
+    assert set(traj.ys) == {"twice"}
+    np.testing.assert_allclose(traj.ys["twice"], 2 * np.exp(-np.asarray(TS) / 2.0), atol=1e-8)
+    assert traj.to_xarray()["twice"].attrs["units"] == "mV"
+
+
+def test_float32_model_stays_float32():
+    model = Relaxation(tau=jnp.float32(2.0), y_init=jnp.float32(1.0))
+    traj = difflab.simulate(model, difflab.Step(1.0, 2.0, 6.0), TS.astype(jnp.float32))
+    assert traj.ys["y"].dtype == jnp.float32
+    assert not np.isnan(np.asarray(traj.ys["y"])).any()
+
+
+@pytest.mark.parametrize(
+    ("ts", "message"),
+    [
+        (jnp.array([0.0, 2.0, 1.0]), r"ts must be strictly increasing; ts\[2\] = 1.0 follows ts\[1\] = 2.0"),
+        (jnp.array([[0.0, 1.0]]), r"ts must be 1-D with at least 2 times; got shape \(1, 2\)"),
+        (jnp.array([0.0, jnp.nan]), r"ts must be finite"),
+    ],
+)
+def test_bad_time_grid_is_refused(ts, message):
+    with pytest.raises(ValueError, match=message):
+        difflab.simulate(Relaxation(), None, ts)
+
+
+def test_bad_model_and_state_are_refused():
+    with pytest.raises(TypeError, match="model must be an AbstractModel; got dict"):
+        difflab.simulate({"tau": 1.0}, None, TS)
+    with pytest.raises(ValueError, match=r"y0 must be a dict with keys \['y'\]; got \['x'\]"):
+        difflab.simulate(Relaxation(), None, TS, y0={"x": jnp.array(0.0)})
+
+
+def test_failure_is_a_value_when_not_thrown():
+    traj = difflab.simulate(Relaxation(), None, TS, max_steps=2, throw=False)
+    assert not bool(traj.succeeded)
+    assert int(traj.to_xarray()["solver_result"]) != 0
