@@ -1,0 +1,23 @@
+"""Hodgkin–Huxley neurons: the cell, its channels, rate functions, a tailored solver and spike features.
+
+Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductances), µF/cm², °C.
+"""
+
+from ._cell import HodgkinHuxley as HodgkinHuxley
+from ._channels import AbstractChannel as AbstractChannel
+from ._channels import LeakChannel as LeakChannel
+from ._channels import PotassiumChannel as PotassiumChannel
+from ._channels import SodiumChannel as SodiumChannel
+from ._features import firing_rate as firing_rate
+from ._features import soft_spike_count as soft_spike_count
+from ._features import spike_count as spike_count
+from ._features import spike_times as spike_times
+from ._fi import fi_curve as fi_curve
+from ._fi import rheobase as rheobase
+from ._presets import available_presets as available_presets
+from ._presets import load_preset as load_preset
+from ._rates import hh_rates as hh_rates
+from ._rates import q10_factor as q10_factor
+from ._rates import vtrap as vtrap
+from ._rates import z_over_expm1 as z_over_expm1
+from ._solver import RushLarsenCN as RushLarsenCN

@@ -1,0 +1,236 @@
+"""The Hodgkin–Huxley point neuron: a membrane capacitance and a sum of ion channels."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike
+
+from .._errors import check_finite, check_nonnegative, check_positive
+from .._model import AbstractModel, StateInfo
+from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
+
+_GATE_UNITS = "1"
+
+
+class HodgkinHuxley(AbstractModel):
+    r"""A single-compartment Hodgkin–Huxley neuron in NEURON's ``hh`` convention.
+
+    $$C \frac{dV}{dt} = I(t) - \sum_c G_c(\text{gates})\,(V - E_c), \qquad
+    \frac{dx}{dt} = \alpha_x(V)(1 - x) - \beta_x(V)\,x \ \text{ for every gate } x.$$
+
+    The input ``I(t)`` is the protocol passed to [`difflab.simulate`][] (current density,
+    µA/cm², depolarising when positive). States: ``V`` (mV) then the gates of each channel in
+    order (``m``, ``h``, ``n`` for the squid axon). The channels' rates carry the temperature
+    factor (``3^((celsius − 6.3)/10)`` for ``hh``).
+
+    Attributes:
+        channels: ``{name: channel}``; the squid axon has ``"na"``, ``"k"``, ``"leak"``.
+        C: membrane capacitance (µF/cm²).
+        celsius: temperature (°C).
+        v_init: initial membrane potential (mV); gates start at their steady state there.
+
+    Parameters by name: ``gNa``, ``gK``, ``gL`` (mS/cm²), ``ENa``, ``EK``, ``EL`` (mV), plus
+    every dotted path such as ``"channels.na.gbar"``; ``model.replace(gNa=110.0)``.
+
+    Reference: Hodgkin & Huxley, J. Physiol. 117:500 (1952); NEURON ``hh.mod``.
+    """
+
+    channels: dict[str, AbstractChannel]
+    C: Array
+    celsius: Array
+    v_init: Array
+    #: Channel keys in the order given (a pytree dict is key-sorted; states keep this order).
+    channel_order: tuple[str, ...] = eqx.field(static=True)
+
+    time_units: ClassVar[str] = "ms"
+    aliases: ClassVar[dict[str, str]] = {
+        "gNa": "channels.na.gbar",
+        "gK": "channels.k.gbar",
+        "gL": "channels.leak.g",
+        "ENa": "channels.na.E",
+        "EK": "channels.k.E",
+        "EL": "channels.leak.E",
+    }
+    parameter_units: ClassVar[dict[str, str]] = {
+        "gNa": "mS/cm^2",
+        "gK": "mS/cm^2",
+        "gL": "mS/cm^2",
+        "ENa": "mV",
+        "EK": "mV",
+        "EL": "mV",
+        "C": "uF/cm^2",
+        "celsius": "degC",
+        "v_init": "mV",
+    }
+
+    def __init__(
+        self,
+        channels: dict[str, AbstractChannel],
+        C: ArrayLike = 1.0,
+        celsius: ArrayLike = 6.3,
+        v_init: ArrayLike = -65.0,
+    ):
+        if not isinstance(channels, dict) or not channels:
+            raise TypeError(f"channels must be a non-empty dict of AbstractChannel; got {type(channels).__name__}")
+        seen: dict[str, str] = {}
+        for key, channel in channels.items():
+            if not isinstance(channel, AbstractChannel):
+                raise TypeError(f"channels[{key!r}] must be an AbstractChannel; got {type(channel).__name__}")
+            for gate in channel.gates:
+                if gate == "V" or gate in seen:
+                    other = "the membrane potential" if gate == "V" else f"channel {seen[gate]!r}"
+                    raise ValueError(f"gate name {gate!r} of channel {key!r} clashes with {other}")
+                seen[gate] = key
+        self.channels = dict(channels)
+        self.channel_order = tuple(channels)
+        self.C = _as_float(C)
+        self.celsius = _as_float(celsius)
+        self.v_init = _as_float(v_init)
+        self.validate()
+
+    @classmethod
+    def squid_axon(cls, dtype: Any = jnp.float64) -> HodgkinHuxley:
+        """The canonical squid-axon cell of NEURON's ``hh`` at 6.3 °C (``models/.../squid_axon.toml``)."""
+        model = cls(
+            channels={
+                "na": SodiumChannel(gbar=120.0, E=50.0),
+                "k": PotassiumChannel(gbar=36.0, E=-77.0),
+                "leak": LeakChannel(g=0.3, E=-54.3),
+            },
+            C=1.0,
+            celsius=6.3,
+            v_init=-65.0,
+        )
+        return model.astype(dtype)
+
+    def astype(self, dtype: Any) -> HodgkinHuxley:
+        """A copy whose floating parameters all have ``dtype`` (e.g. ``jnp.float32``)."""
+
+        def cast(x):
+            if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating):
+                return x.astype(dtype)
+            return x
+
+        return jax.tree_util.tree_map(cast, self)
+
+    # ---------------------------------------------------------------- states
+    @property
+    def gate_names(self) -> tuple[str, ...]:
+        """Gate state names in order (``("m", "h", "n")`` for the squid axon)."""
+        return tuple(g for ch in self.ordered_channels() for g in ch.gates)
+
+    def ordered_channels(self) -> tuple[AbstractChannel, ...]:
+        """The channels in the order they were given."""
+        return tuple(self.channels[k] for k in self.channel_order)
+
+    @property
+    def states(self) -> tuple[StateInfo, ...]:
+        gates = tuple(StateInfo(g, _GATE_UNITS, f"gating variable {g}") for g in self.gate_names)
+        return (StateInfo("V", "mV", "membrane potential"), *gates)
+
+    def initial_state(self) -> dict[str, Array]:
+        """``V = v_init`` with every gate at its steady state, broadcast to the parameters' shape."""
+        self.validate()
+        shape = self.batch_shape()
+        V = jnp.broadcast_to(self.v_init, shape)
+        y = {"V": V}
+        for channel in self.ordered_channels():
+            for name, x in channel.steady_state(V, self.celsius).items():
+                y[name] = jnp.broadcast_to(x, shape)
+        return y
+
+    def check_state(self, y) -> None:
+        self.validate()
+        super().check_state(y)
+
+    # ---------------------------------------------------------------- dynamics
+    def gate_rates(self, V: Array) -> dict[str, tuple[Array, Array]]:
+        """``{gate: (α, β)}`` of every channel at ``V`` (1/ms, temperature factor included)."""
+        out: dict[str, tuple[Array, Array]] = {}
+        for channel in self.ordered_channels():
+            out.update(channel.rates(V, self.celsius))
+        return out
+
+    def conductances(self, gates: dict[str, Array]) -> tuple[Array, Array]:
+        """Total conductance ``G = Σ G_c`` (mS/cm²) and ``Σ G_c E_c`` (µA/cm²) at the given gates."""
+        G = 0.0
+        GE = 0.0
+        for channel in self.ordered_channels():
+            g = channel.conductance(gates)
+            G = G + g
+            GE = GE + g * channel.E
+        return G, GE
+
+    def ionic_current(self, V: Array, gates: dict[str, Array]) -> Array:
+        """Total outward ionic current density (µA/cm²)."""
+        return sum(channel.current(V, gates) for channel in self.ordered_channels())
+
+    def vector_field(self, t, y, args):
+        V = y["V"]
+        I = 0.0 if args is None else args(t)
+        dV = (I - self.ionic_current(V, y)) / self.C
+        dy = {"V": dV}
+        for name, (a, b) in self.gate_rates(V).items():
+            x = y[name]
+            dy[name] = a * (1 - x) - b * x
+        return dy
+
+    # ---------------------------------------------------------------- solver hooks
+    def default_solver(self):
+        """[`RushLarsenCN`][difflab.neuron.RushLarsenCN]: exponential gates, Crank–Nicolson voltage."""
+        from ._solver import RushLarsenCN
+
+        return RushLarsenCN()
+
+    def default_stepsize_controller(self):
+        """Fixed steps (``diffrax.ConstantStepSize``)."""
+        import diffrax
+
+        return diffrax.ConstantStepSize()
+
+    def default_dt0(self) -> float:
+        """The default fixed step (ms): spike times within 0.05 ms of NEURON (docs/hh_convergence.md)."""
+        return DEFAULT_DT
+
+    # ---------------------------------------------------------------- checks
+    def batch_shape(self) -> tuple[int, ...]:
+        """Broadcast shape of all parameters (``()`` for one cell, ``(members,)`` for a batch)."""
+        return jnp.broadcast_shapes(*(p.shape for p in self.parameters().values()))
+
+    def validate(self) -> None:
+        """Eager checks (skipped for traced values); errors name the parameter."""
+        params = {**self.parameters()}
+        names = {path: alias for alias, path in self.aliases.items()}
+        shapes = {}
+        for path, value in params.items():
+            if path in self.aliases:
+                continue
+            name = names.get(path, path)
+            shapes[name] = value.shape
+            check_finite(value, name)
+            if path.endswith(".gbar") or path.endswith(".g"):
+                check_nonnegative(value, name, "mS/cm^2")
+        check_positive(self.C, "C", "uF/cm^2")
+        try:
+            np.broadcast_shapes(*shapes.values())
+        except ValueError:
+            listed = ", ".join(f"{k} {v}" for k, v in shapes.items() if v != ())
+            raise ValueError(
+                f"parameter shapes do not broadcast together (one cell: scalars; a batch: (members,)); got {listed}"
+            ) from None
+
+
+#: Default fixed step of the default solver (ms).
+DEFAULT_DT = 0.02
+
+
+def _as_float(x: ArrayLike) -> Array:
+    arr = jnp.asarray(x)
+    if not jnp.issubdtype(arr.dtype, jnp.floating):
+        arr = arr.astype(float)
+    return arr

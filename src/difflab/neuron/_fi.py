@@ -1,0 +1,114 @@
+"""Frequency–current curves and rheobase of a Hodgkin–Huxley cell, batched over currents."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike
+
+from .._protocol import Step
+from .._simulate import simulate
+from ._cell import HodgkinHuxley
+from ._features import firing_rate, spike_count
+
+
+def _voltage(t, y, args):
+    return {"V": y["V"]}
+
+
+def simulate_currents(
+    model: HodgkinHuxley, protocol: Step, t_end: float, save_dt: float | None = None, **kwargs
+) -> tuple[Array, Array]:
+    """``(ts, V)`` for a protocol whose amplitude carries a batch of currents (V shape ``(..., time)``).
+
+    The whole batch runs as one vectorised solve (the state is broadcast to the batch shape).
+    """
+    dt = model.default_dt0() if kwargs.get("dt0") is None else kwargs["dt0"]
+    save_dt = dt if save_dt is None else save_dt
+    n = round(t_end / save_dt)
+    dtype = model.C.dtype
+    ts = jnp.arange(n + 1, dtype=dtype) * jnp.asarray(save_dt, dtype=dtype)
+    shape = jnp.broadcast_shapes(model.batch_shape(), jnp.shape(protocol.amplitude))
+    y0 = {k: jnp.broadcast_to(v, shape) for k, v in model.initial_state().items()}
+    traj = simulate(model, protocol, ts, y0=y0, observe=_voltage, **kwargs)
+    return traj.ts, jnp.moveaxis(traj.ys["V"], 0, -1)
+
+
+def fi_curve(
+    model: HodgkinHuxley,
+    currents: ArrayLike,
+    *,
+    t_end: float = 1100.0,
+    window: tuple[float, float] = (100.0, 1100.0),
+    threshold: float = 0.0,
+    **simulate_kwargs,
+) -> Array:
+    """Firing rate (Hz) for constant currents (µA/cm²) switched on at t = 0 from rest.
+
+    The rate counts upward ``threshold`` crossings in ``window`` (ms) per second, as in the NEURON
+    reference ``hh/hh_fi_curve_coarse``. All currents run as one batched solve. Extra keyword
+    arguments go to [`difflab.simulate`][] (``solver``, ``dt0``, ...).
+    """
+    currents = jnp.asarray(currents, dtype=model.C.dtype)
+    protocol = Step(currents, 0.0, jnp.inf)
+    ts, V = simulate_currents(model, protocol, t_end, **simulate_kwargs)
+    return firing_rate(ts, V, window, threshold)
+
+
+def _fires(model, amplitudes, kind, start, stop, threshold, kwargs):
+    protocol = Step(amplitudes, start, stop)
+    ts, V = simulate_currents(model, protocol, stop, **kwargs)
+    if kind == "any":
+        return spike_count(ts, V, threshold) > 0
+    late = start + (stop - start) / 2
+    return spike_count(ts, V, threshold, window=(late, stop)) > 0
+
+
+def rheobase(
+    model: HodgkinHuxley,
+    *,
+    kind: Literal["any", "sustained"] = "any",
+    low: float = 0.0,
+    high: float = 20.0,
+    start: float = 10.0,
+    stop: float = 110.0,
+    tol: float = 1e-3,
+    points: int = 8,
+    threshold: float = 0.0,
+    **simulate_kwargs,
+) -> Array:
+    """Threshold current (µA/cm²) of a step on ``[start, stop)`` ms, by batched bisection.
+
+    ``kind="any"``: the smallest current that elicits at least one spike; ``"sustained"``: the
+    smallest that still fires in the second half of the step (repetitive firing). Each round
+    simulates ``points`` currents inside the bracket at once and keeps the sub-interval where the
+    outcome flips, until the bracket is narrower than ``tol``. Returns the bracket's midpoint.
+
+    Raises:
+        ValueError: if ``kind`` is unknown, or the cell does not fire at ``high`` / fires at ``low``.
+    """
+    if kind not in ("any", "sustained"):
+        raise ValueError(f"kind must be 'any' or 'sustained'; got {kind!r}")
+    dtype = model.C.dtype
+
+    @eqx.filter_jit
+    def fires(model, amplitudes):
+        return _fires(model, amplitudes, kind, start, stop, threshold, simulate_kwargs)
+
+    ends = fires(model, jnp.asarray([low, high], dtype=dtype))
+    if bool(ends[0]) or not bool(ends[1]):
+        raise ValueError(
+            f"rheobase must be bracketed by low and high: fires at low={low}: {bool(ends[0])}, "
+            f"at high={high}: {bool(ends[1])}"
+        )
+    lo, hi = float(low), float(high)
+    while hi - lo > tol:
+        grid = np.linspace(lo, hi, points + 2)[1:-1]
+        out = np.asarray(fires(model, jnp.asarray(grid, dtype=dtype)))
+        first = int(np.argmax(out)) if out.any() else points
+        lo = grid[first - 1] if first > 0 else lo
+        hi = grid[first] if first < points else hi
+    return jnp.asarray((lo + hi) / 2, dtype=dtype)

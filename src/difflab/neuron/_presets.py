@@ -1,0 +1,49 @@
+"""Model presets: TOML files in ``models/hodgkin_huxley/`` (shipped with the package)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jax.numpy as jnp
+
+from .._resources import resource_dir
+from ._cell import HodgkinHuxley
+from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
+
+_FOLDER = "hodgkin_huxley"
+_CHANNELS = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
+
+
+def available_presets() -> list[str]:
+    """Names of the shipped Hodgkin–Huxley presets (e.g. ``["squid_axon"]``)."""
+    return sorted(p.stem for p in _folder().glob("*.toml"))
+
+
+def load_preset(name: str, dtype: Any = jnp.float64) -> HodgkinHuxley:
+    """The [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell of ``models/hodgkin_huxley/<name>.toml``.
+
+    Every ``[parameters.<alias or field>]`` table gives a ``value`` (with ``units``); the cell
+    starts from the channels listed in ``[model] channels`` and gets those values by name.
+
+    Raises:
+        ValueError: unknown preset (the message lists the available ones) or a units mismatch.
+    """
+    path = _folder() / f"{name}.toml"
+    if not path.is_file():
+        raise ValueError(f"unknown preset {name!r}; available: {', '.join(available_presets())}")
+    spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    keys = spec["model"].get("channels", list(_CHANNELS))
+    model = HodgkinHuxley(channels={k: _CHANNELS[k]() for k in keys})
+    values = {}
+    for key, entry in spec.get("parameters", {}).items():
+        expected = model.parameter_units.get(key)
+        if expected is not None and entry.get("units") != expected:
+            raise ValueError(f"{path.name}: parameter {key!r} must be in {expected}; got {entry.get('units')!r}")
+        values[key] = entry["value"]
+    return model.replace(**values).astype(dtype)
+
+
+def _folder() -> Path:
+    return resource_dir("models") / _FOLDER
