@@ -1,0 +1,26 @@
+"""The ``difflab`` command line: one sub-command (or sub-app) per job.
+
+Each command lives in its own module; registering one is a single line below.
+"""
+
+import typer
+
+from ._simulate import simulate
+from ._validate import validate
+
+app = typer.Typer(
+    name="difflab",
+    help="Differentiable scientific simulators: validate models against reference data, simulate presets.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
+
+app.command("validate")(validate)
+app.command("simulate")(simulate)
+
+
+def main() -> None:
+    """Entry point of the ``difflab`` console script."""
+    app()

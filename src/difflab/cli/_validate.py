@@ -1,0 +1,73 @@
+"""``difflab validate``: run validation cases and write an HTML report and summary.json."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import EXIT_FAILED, fail
+
+
+def validate(
+    cases: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Case names (see --list) or paths to case .toml files. Default: every shipped case.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Report folder. Default: validation/reports in a source checkout, ./difflab-report otherwise. "
+            "An existing folder is replaced only if it holds a previous difflab report.",
+            show_default=False,
+        ),
+    ] = None,
+    list_cases: Annotated[bool, typer.Option("--list", help="List the shipped cases and exit.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+) -> None:
+    """Run validation cases against their reference datasets and write a report.
+
+    Writes OUT/index.html (one self-contained page: summary table, figures, metric tables,
+    provenance) and OUT/summary.json. Exit code 0 when every case passes, 1 when a case fails
+    or cannot run, 2 on bad input (unknown case, malformed case file, missing dataset, bad --out).
+    """
+    from .. import validation as dv
+
+    if list_cases:
+        for name, file in dv.shipped_cases().items():
+            spec = dv.load_case(file)
+            typer.echo(f"{name:28s} {spec.kind:18s} {spec.title}")
+        return
+    try:
+        results, folder = dv.validate(cases or (), out, progress=_bar if progress else None)
+    except (dv.CaseError, dv.ReportError) as err:
+        raise fail(str(err)) from None
+    for r in results:
+        checked = [m for m in (r.outcome.metrics if r.outcome else []) if m.tolerance is not None]
+        passed = sum(m.passed for m in checked)
+        typer.echo(f"{r.status.upper():7s} {r.case.name:28s} {passed}/{len(checked)} metrics  {r.duration_s:6.1f} s")
+        if r.error:
+            typer.echo(f"        {r.error.splitlines()[0]}")
+    n_ok = sum(r.status == "passed" for r in results)
+    typer.echo(f"{n_ok} of {len(results)} case(s) passed. Report: {folder / 'index.html'}")
+    if n_ok != len(results):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _bar(cases: Iterable) -> Iterator:
+    from tqdm import tqdm
+
+    cases = list(cases)
+    with tqdm(total=len(cases), unit="case", file=sys.stderr, dynamic_ncols=True) as bar:
+        for spec, runner in cases:
+            bar.set_description(spec.name)
+            yield spec, runner
+            bar.update()

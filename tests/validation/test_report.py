@@ -1,0 +1,111 @@
+"""Running the exact case and writing reports: verdicts, contents, atomic and safe output."""
+
+import json
+
+import pytest
+
+from difflab import validation as dv
+from difflab.validation import _report, _runner
+
+from ._exact import RELAXATION, write_case
+
+
+def _run(tmp_path, **kwargs):
+    spec, runner = _runner.prepare_case(write_case(tmp_path, **kwargs))
+    return _runner.run_case(spec, runner)
+
+
+def test_exact_case_passes_with_small_errors(tmp_path):
+    result = _run(tmp_path)
+    assert result.status == "passed", result.error
+    values = {m.name: m.value for m in result.outcome.metrics}
+    assert 0 < values["y_rms_error"] < 1e-6
+    assert values["y_max_abs_error"] < 1e-5
+    assert result.outcome.provenance["dtype"] == "float64"
+    assert len(result.dataset_sha256) == 64
+
+
+def test_too_tight_tolerance_fails(tmp_path):
+    result = _run(tmp_path, rms=1e-13)
+    assert result.status == "failed"
+    assert [m.passed for m in result.outcome.metrics] == [False, True]
+
+
+def test_runner_exception_becomes_an_error_result(tmp_path, monkeypatch):
+    def broken(case):
+        raise RuntimeError("solver exploded")
+
+    monkeypatch.setitem(_runner._RUNNERS, "test.relaxation", dv.Runner(broken, RELAXATION.metrics, {"protocol": dict}))
+    result = _run(tmp_path)
+    assert result.status == "error"
+    assert "RuntimeError: solver exploded" in result.error
+
+
+def test_missing_requested_metric_is_an_error(tmp_path, monkeypatch):
+    def partial(case):
+        return dv.CaseOutcome([dv.metric(case, "y_rms_error", 0.0)])
+
+    monkeypatch.setitem(_runner._RUNNERS, "test.relaxation", dv.Runner(partial, RELAXATION.metrics, {"protocol": dict}))
+    result = _run(tmp_path)
+    assert result.status == "error"
+    assert "did not compute the requested metric(s) ['y_max_abs_error']" in result.error
+
+
+def test_validate_writes_html_and_summary(tmp_path):
+    good = write_case(tmp_path, name="good")
+    bad = write_case(tmp_path, name="tight", rms=1e-13)
+    results, out = dv.validate([str(good), str(bad)], tmp_path / "report")
+    assert [r.status for r in results] == ["passed", "failed"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["generator"] == "difflab validate"
+    assert summary["passed"] is False
+    assert summary["counts"] == {"passed": 1, "failed": 1, "error": 0}
+    assert summary["cases"][0]["metrics"][0]["name"] == "y_rms_error"
+    assert summary["provenance"]["jax_x64"] == "True"
+    html = (out / "index.html").read_text()
+    assert html.count('src="data:image/png;base64,iVBOR') == 2
+    assert "FAILED: 1 of 2 case(s) passed" in html
+    assert summary["cases"][0]["dataset_sha256"] in html
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "summary.json"]
+
+
+def test_report_replaces_a_previous_report_only(tmp_path):
+    case = str(write_case(tmp_path))
+    out = tmp_path / "report"
+    dv.validate([case], out)
+    (out / "summary.json").write_text(json.dumps({"generator": "difflab validate", "marker": 1}))
+    dv.validate([case], out)
+    assert "marker" not in json.loads((out / "summary.json").read_text())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(dv.ReportError, match="holds other files and is not a difflab report"):
+        dv.validate([case], mine)
+    assert (mine / "notes.txt").read_text() == "keep me"
+
+    file = tmp_path / "file.txt"
+    file.write_text("keep me")
+    with pytest.raises(dv.ReportError, match="is a file, not a folder"):
+        dv.validate([case], file)
+    assert file.read_text() == "keep me"
+
+
+def test_failure_while_writing_leaves_no_report(tmp_path, monkeypatch):
+    case = str(write_case(tmp_path))
+    out = tmp_path / "report"
+    dv.validate([case], out)
+    before = (out / "summary.json").read_text()
+
+    def crash(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_report, "render_html", crash)
+    with pytest.raises(KeyboardInterrupt):
+        dv.validate([case], out)
+    assert (out / "summary.json").read_text() == before  # the old report is untouched
+    with pytest.raises(KeyboardInterrupt):
+        dv.validate([case], tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

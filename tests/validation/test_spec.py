@@ -1,0 +1,73 @@
+"""Case specs: every malformed file gets an error that names the file and the field."""
+
+import re
+
+import pytest
+
+from difflab.validation import CaseError, prepare_cases, shipped_cases
+from difflab.validation._runner import prepare_case
+
+from ._exact import CASE_TOML, write_case
+
+
+def _bad(tmp_path, old, new, match):
+    text = CASE_TOML.format(rms=1e-5)
+    assert old in text
+    file = write_case(tmp_path, text=text.replace(old, new))
+    with pytest.raises(CaseError, match=re.escape(str(file)) + ".*" + match):
+        prepare_case(file)
+
+
+def test_good_case_is_accepted(tmp_path):
+    spec, runner = prepare_case(write_case(tmp_path))
+    assert spec.name == "relaxation"
+    assert spec.tolerances == {"y_rms_error": 1e-5, "y_max_abs_error": 1e-4}
+    assert spec.get("protocol.amplitude", float) == 3.0
+    assert runner.required == {"protocol": dict}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "match"),
+    [
+        ('title = "Relaxation, step response"\n', "", "missing field 'title'"),
+        ('kind = "test.relaxation"\n', "", "missing field 'kind'"),
+        ('model = "relaxation"\n', "", "missing field 'model'"),
+        ('kind = "test.relaxation"', 'kind = "nope"', "field 'kind': unknown kind 'nope'; registered: .*neuron.trace"),
+        ('kind = "test.relaxation"', 'kind = "no.such.module:RUNNER"', "cannot load runner"),
+        ('model = "relaxation"', "model = 3", "field 'model' must be a string; got 3"),
+        ("y_rms_error = { tolerance = 1e-05 }", "y_rms_error = { }", "missing field 'metrics.y_rms_error.tolerance'"),
+        ("tolerance = 1e-05", 'tolerance = "small"', "'metrics.y_rms_error.tolerance' must be a number"),
+        ("tolerance = 1e-05", "tolerance = 1e-05, tol = 2", r"unknown field\(s\) \['tol'\] in 'metrics.y_rms_error'"),
+        ("y_rms_error =", "v_rms_error =", r"unknown metric\(s\) \['v_rms_error'\] for kind 'test.relaxation'"),
+        ("[protocol]", "[protocl]", "missing field 'protocol'"),
+        ('description = "', 'colour = "red"\ndescription = "', r"unknown field\(s\) \['colour'\]"),
+        ('dataset_file = "relaxation.nc"', 'dataset = "hh/nope"', "field 'dataset': unknown dataset 'hh/nope'"),
+        ('dataset_file = "relaxation.nc"', 'dataset_file = "gone.nc"', "field 'dataset_file': .*gone.nc.* not exist"),
+        ('dataset_file = "relaxation.nc"', "", "exactly one of the fields 'dataset'"),
+        ("[metrics]\n", "[extra]\nx = 1\n[metrics]\n", r"unknown field\(s\) \['extra'\]"),
+        ("title = ", "title = = ", "not valid TOML"),
+    ],
+)
+def test_bad_case_names_file_and_field(tmp_path, old, new, match):
+    _bad(tmp_path, old, new, match)
+
+
+def test_empty_metrics_are_refused(tmp_path):
+    text = CASE_TOML.format(rms=1e-5)
+    text = text[: text.index("[metrics]")] + "[metrics]\n"
+    file = write_case(tmp_path, text=text)
+    with pytest.raises(CaseError, match="field 'metrics' is empty"):
+        prepare_case(file)
+
+
+def test_unknown_case_name_lists_the_shipped_ones():
+    with pytest.raises(CaseError, match="unknown case 'no_such_case'; available: "):
+        prepare_cases(["no_such_case"])
+    with pytest.raises(CaseError, match=r"case file 'missing\.toml' does not exist"):
+        prepare_cases(["missing.toml"])
+
+
+def test_shipped_cases_are_valid():
+    for name in shipped_cases():
+        spec, runner = prepare_cases([name])[0]
+        assert set(spec.tolerances) <= set(runner.metrics)
