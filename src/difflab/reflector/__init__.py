@@ -1,0 +1,29 @@
+"""The FAST active reflector (CUMCM 2021 Problem A): geometry, working paraboloid, constraints, receiving ratio,
+shape optimisation and actuator dynamics. Lengths in metres, angles in degrees, time in seconds."""
+
+from ._constants import APERTURE_RADIUS as APERTURE_RADIUS
+from ._constants import BASE_RADIUS as BASE_RADIUS
+from ._constants import DISC_RADIUS as DISC_RADIUS
+from ._constants import MAX_EXTENSION as MAX_EXTENSION
+from ._constants import MAX_STRAIN as MAX_STRAIN
+from ._constants import focal_surface_radius as focal_surface_radius
+from ._constraints import ConstraintReport as ConstraintReport
+from ._constraints import check_constraints as check_constraints
+from ._constraints import edge_strain as edge_strain
+from ._edges import unique_edges as unique_edges
+from ._geometry import Geometry as Geometry
+from ._kinematics import extension_for_displacement as extension_for_displacement
+from ._kinematics import node_displacement as node_displacement
+from ._kinematics import node_positions as node_positions
+from ._paraboloid import displacement_to_paraboloid as displacement_to_paraboloid
+from ._paraboloid import focal_length as focal_length
+from ._paraboloid import ideal_extensions as ideal_extensions
+from ._paraboloid import paraboloid_height as paraboloid_height
+from ._paraboloid import vertex as vertex
+from ._pointing import Pointing as Pointing
+from ._raytrace import panel_hit_fraction as panel_hit_fraction
+from ._raytrace import projected_area as projected_area
+from ._raytrace import receiving_ratio as receiving_ratio
+from ._sampling import barycentric_grid as barycentric_grid
+from ._source import feed_position as feed_position
+from ._source import source_direction as source_direction
