@@ -1,0 +1,43 @@
+"""The shipped Hodgkin–Huxley cases against the NEURON reference (the real runners, end to end)."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import difflab.datasets
+import difflab.validation
+from difflab.cli import app
+from difflab.validation import _runner
+
+
+@pytest.mark.slow
+def test_step_case_matches_neuron(tmp_path):
+    result = CliRunner().invoke(app, ["validate", "hh_step_10uA", "--no-progress", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    case = json.loads((tmp_path / "r" / "summary.json").read_text())["cases"][0]
+    values = {m["name"]: m["value"] for m in case["metrics"]}
+    assert values["spike_count_error"] == 0
+    assert values["spike_time_max_error"] <= 0.05
+    assert values["v_rms_error"] <= 1.0
+    assert case["provenance"]["solver"] == "RushLarsenCN"
+    assert case["dataset_sha256"] == difflab.datasets.sha256(difflab.datasets.path("hh/hh_step_10uA"))
+
+
+@pytest.mark.slow
+def test_fi_runner_on_three_currents(tmp_path):
+    """The F-I runner on a subset (silent, onset, fastest) of the reference, to keep the test short."""
+    subset = difflab.datasets.load("hh/hh_fi_curve_coarse").isel(current=[0, 2, 10])
+    subset.to_netcdf(tmp_path / "fi.nc")
+    text = (difflab.validation.shipped_cases()["hh_fi_curve_coarse"]).read_text()
+    text = text.replace('dataset = "hh/hh_fi_curve_coarse"', 'dataset_file = "fi.nc"')
+    (tmp_path / "fi.toml").write_text(text)
+    spec, runner = _runner.prepare_case(tmp_path / "fi.toml")
+    result = _runner.run_case(spec, runner)
+    assert result.status == "passed", result.error
+    details = [m.detail for m in result.outcome.metrics]
+    assert details == [
+        "model 0 Hz, reference 0 Hz",
+        "model 69 Hz, reference 69 Hz",
+        "model 117 Hz, reference 117 Hz",
+    ]
