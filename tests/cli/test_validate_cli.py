@@ -71,3 +71,4 @@ def test_missing_and_corrupt_dataset(tmp_path):
 def test_list_shows_the_shipped_cases():
     result = runner.invoke(app, ["validate", "--list"])
     assert result.exit_code == 0
+    assert "hh_step_10uA" in result.output and "neuron.fi_curve" in result.output

@@ -1,0 +1,73 @@
+"""``difflab simulate``: a preset under a protocol to netCDF; bad input refused, files kept."""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import difflab
+from difflab.cli import app
+
+runner = CliRunner()
+
+
+def _simulate(*args):
+    return runner.invoke(app, ["simulate", *map(str, args)])
+
+
+@pytest.mark.slow
+def test_step_writes_netcdf_and_summary(tmp_path):
+    out = tmp_path / "hh.nc"
+    result = _simulate("hodgkin_huxley/squid_axon", "--protocol", "step:10,10,30", "--t-end", 40, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "spikes (upward 0 mV crossings): 2 (first at 11.9" in result.output
+    ds = difflab.read_netcdf(out, required={"V": "mV", "m": "1"})
+    assert ds.sizes["time"] == 1601
+    np.testing.assert_allclose(ds["time"].values[-1], 40.0)
+    assert ds.attrs["preset"] == "hodgkin_huxley/squid_axon"
+    assert ds.attrs["protocol"] == "Step(amplitude=10, start=10, stop=30)"
+
+    before = out.read_bytes()
+    result = _simulate("squid_axon", "--amplitude", 5, "--t-end", 5, "-o", out)
+    assert result.exit_code == 2
+    assert "exists; pass --overwrite to replace it" in result.output
+    assert out.read_bytes() == before
+    result = _simulate("squid_axon", "--amplitude", 5, "--start", 1, "--t-end", 40, "-o", out, "--overwrite")
+    assert result.exit_code == 0, result.output  # same shapes: the compiled solve is reused
+    assert difflab.read_netcdf(out).attrs["protocol"] == "Step(amplitude=5, start=1, stop=inf)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no_such_model", "--protocol", "none"], "unknown model preset 'no_such_model'; available: hodgkin_huxley/"),
+        (["squid_axon", "--protocol", "pulse:3"], "expected step:AMPLITUDE"),
+        (["squid_axon", "--protocol", "step:1", "--amplitude", "2"], "either --protocol or --amplitude"),
+        (["squid_axon"], "give the input with --protocol"),
+        (["squid_axon", "--protocol", "none", "--t-end", "-1"], "--t-end must be a positive number"),
+        (["squid_axon", "--protocol", "none", "--dt-save", "0"], "--dt-save must be in (0, t_end = 150.0]"),
+        (["squid_axon", "--protocol", "step:1,5,2"], "stop must be > start"),
+    ],
+)
+def test_bad_input(tmp_path, args, message):
+    result = _simulate(*args, "-o", tmp_path / "x.nc")
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "x.nc").exists()
+
+
+def test_output_that_is_a_folder_or_under_a_file(tmp_path):
+    result = _simulate("squid_axon", "--protocol", "none", "-o", tmp_path)
+    assert result.exit_code == 2 and "is a folder" in result.output
+    (tmp_path / "f").write_text("mine")
+    result = _simulate("squid_axon", "--protocol", "none", "-o", tmp_path / "f" / "x.nc")
+    assert result.exit_code == 2 and "a parent folder is a file" in result.output
+    assert (tmp_path / "f").read_text() == "mine"
+
+
+def test_list_and_help():
+    result = runner.invoke(app, ["simulate", "--list"])
+    assert result.exit_code == 0 and "hodgkin_huxley/squid_axon" in result.output
+    for command in ("validate", "simulate"):
+        result = runner.invoke(app, [command, "--help"])
+        assert result.exit_code == 0
+        assert "Usage: difflab " + command in result.output
