@@ -1,0 +1,271 @@
+"""`calibrate`: fit named model parameters to measured data (multi-start, many recordings, resumable).
+
+Every fit runs as one ensemble of *members*: ``recordings × starts`` independent problems,
+vmapped through one jitted optimiser step. The step is compiled once per problem shape:
+new data, new initial values or new bounds of the same shapes reuse it.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import ArrayLike, PRNGKeyArray
+
+from . import _checkpoint
+from ._calibration import Calibration, assemble
+from ._fitdata import FitData, as_fit_data
+from ._losses import as_loss
+from ._model import AbstractModel
+from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
+from ._optimizers import as_adapter
+from ._parameters import AbstractTransform, as_transform
+from ._paths import get_path
+
+#: How often each jitted function has been traced (a retrace means a recompilation).
+TRACES: collections.Counter = collections.Counter()
+
+
+def calibrate(
+    model: AbstractModel,
+    protocol: Any,
+    data: Any,
+    *,
+    params: Mapping[str, AbstractTransform | tuple[float, float] | None],
+    loss: Any = "mse",
+    optimizer: Any = None,
+    steps: int = 100,
+    starts: int = 1,
+    key: PRNGKeyArray | None = None,
+    ts: ArrayLike | None = None,
+    variables: list[str] | None = None,
+    observe: Callable | None = None,
+    simulate_options: Mapping[str, Any] | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = 25,
+    resume: str | os.PathLike | None = None,
+    progress: bool | None = None,
+    callback: Callable[[int, np.ndarray], None] | None = None,
+) -> Calibration:
+    r"""Fit the parameters named in ``params`` so that ``model`` driven by ``protocol`` matches ``data``.
+
+    Every other field of ``model`` stays fixed. Each parameter is optimised through its
+    bijective transform (``Positive()``, ``Log()``, ``Bounded(lo, hi)``), so it never leaves
+    its domain.
+
+    Args:
+        model: the initial model; its current values are the first start.
+        protocol: the input, or a list of one protocol per recording.
+        data: ``xarray.Dataset`` / ``DataArray`` with a ``time`` dimension, or a dict
+            ``{"time": ts, name: values}``. Variables are model state names (or names that
+            ``observe`` returns). A dimension before ``time`` labels recordings, fitted
+            independently in one call. **NaN samples are masked** (left out of the loss).
+        params: parameter name (alias or dotted path) -> transform, or ``(lo, hi)`` for
+            ``Bounded(lo, hi)``.
+        loss: ``"mse"`` (trace mean squared error, least squares), ``"spike_times"``,
+            ``"firing_rate"``, an [`AbstractLoss`][difflab.AbstractLoss] or a callable
+            ``loss(pred, data, mask) -> scalar``.
+        optimizer: ``"lm"`` (optimistix Levenberg–Marquardt, the default for least-squares
+            losses: it converged in far fewer steps than Adam on the HH fit, see the docs),
+            ``"gauss_newton"``, ``"adam"`` (default for other losses), an optimistix
+            least-squares solver or any optax ``GradientTransformation``.
+        steps: total number of optimiser steps (a resumed fit continues up to this number;
+            least-squares solvers stop early once every member has converged).
+        starts: initial guesses per recording; the first is the model's own values, the
+            others are drawn inside each transform's domain (``Bounded``: uniform in
+            ``[lo, hi]``; ``Positive``/``Log``: log-uniform within a factor 2).
+        key: random key for the extra starts (required when ``starts > 1``).
+        ts: simulation save times. ``None``: the data times. Otherwise the simulation is
+            linearly interpolated onto the data times, which must lie inside ``ts``.
+        variables: which data variables to fit (default: all that the model produces).
+        observe: ``observe(t, y, protocol) -> dict`` to fit derived outputs (see ``simulate``).
+        simulate_options: extra keywords for [`difflab.simulate`][] (solver, tolerances, ...).
+        checkpoint: netCDF file written atomically every ``checkpoint_every`` steps, at the
+            end, and on Ctrl-C. An existing file is never overwritten unless it is ``resume``.
+        resume: a checkpoint to continue from, exactly where it stopped.
+        progress: show a progress bar (``None``: only when stderr is a terminal).
+        callback: ``callback(step, losses)`` after every step (``losses`` per member).
+
+    Returns:
+        A [`Calibration`][difflab.Calibration]: best model, estimates with standard
+        errors, per-start final losses and the history.
+    """
+    if not isinstance(model, AbstractModel):
+        raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
+    transforms, paths = _check_params(model, params)
+    available = list(variables or []) if observe is not None else [s.name for s in model.states]
+    fit = as_fit_data(data, available, variables)
+    sim_ts, interpolate = _time_grid(ts, fit.ts)
+    if steps < 0 or starts < 1:
+        raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
+    if starts > 1 and key is None:
+        raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
+    checkpoint = _check_checkpoint(checkpoint, resume)
+    loss_fn = as_loss(loss, fit.ts)
+    adapter = as_adapter(optimizer, loss_fn)
+    problem = Problem(
+        model=model,
+        transforms=transforms,
+        paths=paths,
+        sim_ts=sim_ts,
+        data_ts=jnp.asarray(fit.ts),
+        interpolate=interpolate,
+        names=tuple(sorted(fit.values)),
+        loss=loss_fn,
+        sim_options=dict(simulate_options or {}),
+        observe=observe,
+    )
+    members = _members(protocol, fit, starts)
+    theta = _initial_theta(problem, fit.n_recordings, starts, key)
+    carry = _init(adapter, problem, theta, members)
+    history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
+    meta = _meta(model, problem, adapter, fit, starts)
+    step = 0
+    if resume is not None:
+        theta, carry, history, step = _checkpoint.load(resume, meta=meta, theta_like=theta, carry_like=carry)
+    state = {"theta": theta, "carry": carry, "step": step}
+    _run(adapter, problem, members, state, history, steps, checkpoint, checkpoint_every, meta, progress, callback)
+    return assemble(problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint)
+
+
+def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tuple[str, str], ...]]:
+    if not isinstance(params, Mapping) or not params:
+        raise ValueError("params must be a non-empty dict {name: transform}, e.g. {'gNa': difflab.Positive()}")
+    transforms, paths = {}, []
+    for name, spec in params.items():
+        path = model.resolve(name)
+        transform = as_transform(spec, name)
+        transform.check(get_path(model, path), name)
+        transforms[name] = transform
+        paths.append((name, path))
+    resolved = [p for _, p in paths]
+    if len(set(resolved)) != len(resolved):
+        raise ValueError(f"params name the same parameter twice: {[n for n, _ in paths]} -> {resolved}")
+    return transforms, tuple(paths)
+
+
+def _time_grid(ts, data_ts: np.ndarray) -> tuple[jax.Array, bool]:
+    """Simulation times and whether the simulation must be interpolated onto the data times."""
+    if ts is None:
+        return jnp.asarray(data_ts), False
+    ts = np.asarray(ts, dtype=float)
+    if ts.shape == data_ts.shape and np.allclose(ts, data_ts, rtol=0, atol=1e-12 * max(1, abs(ts).max())):
+        return jnp.asarray(data_ts), False
+    if ts.ndim != 1 or ts[0] > data_ts[0] or ts[-1] < data_ts[-1]:
+        raise ValueError(
+            f"data times [{data_ts[0]}, {data_ts[-1]}] are not inside the simulation grid ts "
+            f"[{ts.min() if ts.size else 'empty'}, {ts.max() if ts.size else 'empty'}]; pass ts covering the data "
+            "(the simulation is then interpolated onto the data times) or ts=None to simulate at the data times"
+        )
+    return jnp.asarray(ts), True
+
+
+def _check_checkpoint(checkpoint, resume):
+    if checkpoint is None:
+        return resume
+    if os.path.exists(checkpoint) and (resume is None or os.path.abspath(checkpoint) != os.path.abspath(resume)):
+        raise FileExistsError(
+            f"checkpoint {str(checkpoint)!r} exists; pass resume={str(checkpoint)!r} to continue that fit, "
+            "or choose a new file (an existing file is never overwritten)"
+        )
+    return checkpoint
+
+
+def _members(protocol, fit: FitData, starts: int):
+    """``(protocol, data, mask)`` with a leading member axis (member = recording * starts + start)."""
+    n_rec = fit.n_recordings
+    if isinstance(protocol, list | tuple):
+        if len(protocol) != n_rec:
+            raise ValueError(f"got {len(protocol)} protocols for {n_rec} recordings; give one per recording or one")
+        protocol = jax.tree.map(lambda *xs: jnp.stack(xs), *protocol)
+    else:
+        protocol = jax.tree.map(lambda x: jnp.broadcast_to(x, (n_rec, *jnp.shape(x))), protocol)
+    rep = lambda x: jnp.repeat(jnp.asarray(x), starts, axis=0)  # noqa: E731
+    return jax.tree.map(rep, (protocol, fit.values, fit.mask))
+
+
+def _initial_theta(problem: Problem, n_rec: int, starts: int, key) -> dict[str, jax.Array]:
+    """Unconstrained initial parameters ``(recording * starts, ...)``: the model's values, then random draws."""
+    theta = {}
+    keys = jax.random.split(key, len(problem.paths)) if key is not None else [None] * len(problem.paths)
+    for (name, path), k in zip(problem.paths, keys):
+        x0 = jnp.asarray(get_path(problem.model, path))
+        transform = problem.transforms[name]
+        draws = [x0[None]] + ([transform.sample(k, x0, (starts - 1,))] if starts > 1 else [])
+        x = jnp.concatenate(draws).astype(x0.dtype)
+        theta[name] = jnp.tile(transform.inverse(x), (n_rec,) + (1,) * x0.ndim)
+    return theta
+
+
+def _meta(model, problem, adapter, fit, starts) -> dict[str, str]:
+    return {
+        "model_class": f"{type(model).__module__}.{type(model).__qualname__}",
+        "parameters": ", ".join(f"{n}={p}:{type(problem.transforms[n]).__name__}" for n, p in problem.paths),
+        "optimizer": adapter.describe(),
+        "data_fingerprint": fit.fingerprint(),
+        "starts": str(starts),
+    }
+
+
+@eqx.filter_jit
+def _init(adapter, problem, theta, members):
+    TRACES["init"] += 1
+    return jax.vmap(lambda th, mem: carry_of(adapter.init(problem, th, mem)))(theta, members)
+
+
+@eqx.filter_jit
+def _step(adapter, problem, theta, carry, members):
+    """One optimiser step of every member: the only compiled function of the fitting loop."""
+    TRACES["step"] += 1
+
+    def one(th, c, mem):
+        state = with_static(c, adapter.init(problem, th, mem))
+        new, state, loss, done = adapter.step(problem, th, mem, state)
+        at = th if adapter.loss_at_input else new
+        return new, carry_of(state), loss, done, problem.physical(at)
+
+    return jax.vmap(one)(theta, carry, members)
+
+
+def _run(adapter, problem, members, state, history, steps, checkpoint, every, meta, progress, callback):
+    """The fitting loop: steps, history, progress bar, periodic checkpoints, Ctrl-C safety."""
+    from tqdm.auto import tqdm
+
+    def save():
+        if checkpoint is not None:
+            done = {k: v[: state["step"]] for k, v in history.items()}
+            _checkpoint.save(checkpoint, theta=state["theta"], carry=state["carry"], history=done,
+                             step=state["step"], meta=meta)  # fmt: skip
+
+    bar = tqdm(total=steps, initial=state["step"], desc="calibrate", disable=None if progress is None else not progress)
+    try:
+        while state["step"] < steps:
+            theta, carry, loss, done, values = _step(adapter, problem, state["theta"], state["carry"], members)
+            loss = np.asarray(loss)
+            history["loss"].append(loss)
+            for name, value in values.items():
+                history[f"param__{name}"].append(np.asarray(value))
+            state.update(theta=theta, carry=carry, step=state["step"] + 1)
+            bar.update(1)
+            bar.set_postfix(loss=f"{np.nanmin(loss):.4g}", refresh=False)
+            if callback is not None:
+                callback(state["step"], loss)
+            if every and state["step"] % every == 0:
+                save()
+            if bool(np.all(np.asarray(done))):
+                break
+    except KeyboardInterrupt:
+        save()
+        raise
+    finally:
+        bar.close()
+    save()
+
+
+__all__ = ["TRACES", "LeastSquaresAdapter", "OptaxAdapter", "calibrate"]

@@ -1,0 +1,155 @@
+"""The result of `calibrate`: best model, estimates with standard errors, losses and history."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import xarray as xr
+
+from ._model import AbstractModel
+from ._uncertainty import covariance
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """Outcome of [`difflab.calibrate`][].
+
+    Attributes:
+        model: the best model (lowest final loss over starts). With several recordings, one
+            model whose array leaves carry a leading axis, one entry per recording.
+        estimates: best parameter values and their standard errors ``<name>_stderr``
+            (Gauss–Newton approximation, least-squares losses only; NaN otherwise), per
+            recording when there are several; ``units`` attributes where the model declares them.
+        losses: final loss of every start (dims ``start`` and the recording dimension).
+        history: loss and parameter values at every step (dims ``step``, ``start``, ...).
+        covariance: parameter covariance at the optimum (``parameter`` × ``parameter_2``),
+            or ``None`` for losses that are not least squares.
+        solver_ok: whether the final simulation of each start succeeded.
+        steps: optimiser steps taken (including those before a resume).
+        checkpoint: the checkpoint file, if one was written.
+    """
+
+    model: AbstractModel
+    estimates: xr.Dataset
+    losses: xr.DataArray
+    history: xr.Dataset
+    covariance: xr.DataArray | None
+    solver_ok: xr.DataArray
+    steps: int
+    checkpoint: Path | None
+
+    @property
+    def best(self) -> dict[str, np.ndarray]:
+        """Best parameter values by name (arrays over recordings when there are several)."""
+        return {n: self.estimates[n].values for n in self.estimates.data_vars if not str(n).endswith("_stderr")}
+
+    @property
+    def stderr(self) -> dict[str, np.ndarray]:
+        """Standard errors by parameter name."""
+        return {n[: -len("_stderr")]: self.estimates[n].values for n in map(str, self.estimates.data_vars)
+                if n.endswith("_stderr")}  # fmt: skip
+
+    def __repr__(self) -> str:
+        fmt = {"float_kind": lambda x: f"{x:.6g}"}
+        rows = [f"  {n} = {np.array2string(np.asarray(v), formatter=fmt)} ± "
+                f"{np.array2string(np.asarray(self.stderr[n]), formatter=fmt)}" for n, v in self.best.items()]  # fmt: skip
+        return (
+            "Calibration(\n"
+            + "\n".join(rows)
+            + f"\n  best loss = {float(self.losses.min()):.6g}, steps = {self.steps}\n)"
+        )
+
+
+@eqx.filter_jit
+def _evaluate(problem, theta, members):
+    def one(th, mem):
+        protocol, data, mask = mem
+        pred, ok = problem.predict(problem.physical(th), protocol)
+        return problem.loss(pred, data, mask), ok
+
+    return jax.vmap(one)(theta, members)
+
+
+def assemble(problem, adapter, members, theta, history, fit, starts, steps, checkpoint) -> Calibration:
+    """Evaluate the final parameters, pick the best start per recording, compute standard errors."""
+    n_rec = fit.n_recordings
+    loss, ok = (np.asarray(x).reshape(n_rec, starts) for x in _evaluate(problem, theta, members))
+    best = np.argmin(np.where(np.isfinite(loss), loss, np.inf), axis=1)
+    index = np.arange(n_rec) * starts + best
+    values = {k: np.asarray(v)[index] for k, v in problem.physical(theta).items()}
+    cov = _covariances(problem, values, members, index) if problem.loss.least_squares else None
+    lead = () if fit.recording_dim is None else (fit.recording_dim,)
+    coords = {} if fit.recording_dim is None else {fit.recording_dim: fit.recordings}
+    squeeze = (lambda a: a[0]) if not lead else (lambda a: a)
+    estimates = _estimates(problem, values, cov, lead, squeeze, coords)
+    models = [problem.build({k: v[r] for k, v in values.items()}) for r in range(n_rec)]
+    model = models[0] if not lead else jax.tree.map(lambda *xs: jnp.stack(xs), *models)
+    return Calibration(
+        model=model,
+        estimates=estimates,
+        losses=xr.DataArray(squeeze(loss), dims=(*lead, "start"), coords=coords, name="loss"),
+        history=_history(history, n_rec, starts, lead, squeeze, coords),
+        covariance=None if cov is None else _cov_array(problem, values, cov, lead, squeeze, coords),
+        solver_ok=xr.DataArray(squeeze(ok), dims=(*lead, "start"), coords=coords, name="solver_ok"),
+        steps=steps,
+        checkpoint=None if checkpoint is None else Path(checkpoint),
+    )
+
+
+def _covariances(problem, values, members, index):
+    out = []
+    for r, m in enumerate(index):
+        member = jax.tree.map(lambda x, m=m: x[m], members)
+        cov, _ = covariance(problem, {k: jnp.asarray(v[r]) for k, v in values.items()}, member)
+        out.append(np.asarray(cov))
+    return np.stack(out)
+
+
+def _estimates(problem, values, cov, lead, squeeze, coords) -> xr.Dataset:
+    units = type(problem.model).parameter_units
+    out, offset = {}, 0
+    for name, path in problem.paths:
+        v = values[name]
+        size = int(np.prod(v.shape[1:], dtype=int))
+        if cov is None:
+            se = np.full(v.shape, np.nan)
+        else:
+            diag = np.diagonal(cov, axis1=1, axis2=2)[:, offset : offset + size]
+            se = np.sqrt(np.maximum(diag, 0)).reshape(v.shape)
+        offset += size
+        dims = (*lead, *(f"{name}_dim{k}" for k in range(v.ndim - 1)))
+        attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"fitted {name} ({path})"}
+        out[name] = xr.Variable(dims, squeeze(v), attrs)
+        out[f"{name}_stderr"] = xr.Variable(dims, squeeze(se), {**attrs, "long_name": f"standard error of {name}"})
+    return xr.Dataset(out, coords=coords)
+
+
+def _labels(problem, values) -> list[str]:
+    labels = []
+    for name, _ in problem.paths:
+        shape = values[name].shape[1:]
+        labels += [name] if not shape else [f"{name}[{','.join(map(str, i))}]" for i in np.ndindex(shape)]
+    return labels
+
+
+def _cov_array(problem, values, cov, lead, squeeze, coords) -> xr.DataArray:
+    labels = _labels(problem, values)
+    coords = {**coords, "parameter": labels, "parameter_2": labels}
+    return xr.DataArray(squeeze(cov), dims=(*lead, "parameter", "parameter_2"), coords=coords, name="covariance")
+
+
+def _history(history, n_rec, starts, lead, squeeze, coords) -> xr.Dataset:
+    out = {}
+    n = len(history["loss"])
+    for key, rows in history.items():
+        arr = np.asarray(rows).reshape(n, n_rec, starts, *np.shape(rows[0])[1:]) if n else np.zeros((0, n_rec, starts))
+        arr = arr if lead else arr[:, 0]
+        name = key.removeprefix("param__")
+        extra = tuple(f"{name}_dim{k}" for k in range(arr.ndim - 1 - len(lead) - 1))
+        out[name] = xr.Variable(("step", *lead, "start", *extra), arr)
+    return xr.Dataset(out, coords={**coords, "step": np.arange(1, n + 1)})

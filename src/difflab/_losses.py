@@ -1,0 +1,161 @@
+"""Calibration losses: trace MSE with masks, spike-time and firing-rate features, user callables.
+
+Every loss is called per recording and start as ``loss(pred, data, mask) -> scalar`` where
+``pred``, ``data`` and ``mask`` map each fitted variable to an array ``(time, ...)`` on the data
+times. ``mask`` is ``False`` where a sample is missing (NaN in the data). Least-squares losses
+also give ``residuals(...)``, which Gauss–Newton / Levenberg–Marquardt use directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array
+
+
+class AbstractLoss(eqx.Module):
+    """A scalar objective of the predicted and measured outputs."""
+
+    #: True when the loss is a sum of squared ``residuals`` (enables Gauss–Newton / LM).
+    least_squares = False
+
+    def __call__(self, pred: dict[str, Array], data: dict[str, Array], mask: dict[str, Array]) -> Array:
+        raise NotImplementedError
+
+    def residuals(self, pred: dict[str, Array], data: dict[str, Array], mask: dict[str, Array]) -> Array:
+        raise TypeError(f"{type(self).__name__} is not a least-squares loss")
+
+
+class MSE(AbstractLoss):
+    r"""Trace mean squared error, summed over variables, missing samples left out.
+
+    $$L = \sum_v w_v \frac{1}{n_v} \sum_{i \in \text{measured}} (\hat y_{v,i} - y_{v,i})^2$$
+
+    with $n_v$ the number of measured samples of variable $v$ (units: squared data units).
+
+    Args:
+        weights: optional per-variable weights $w_v$ (default 1), e.g. to balance mV and gates.
+    """
+
+    weights: tuple[tuple[str, float], ...] = eqx.field(static=True, default=())
+    least_squares = True
+
+    def residuals(self, pred, data, mask):
+        weights = dict(self.weights)
+        parts = []
+        for name in sorted(data):
+            n = jnp.maximum(jnp.sum(mask[name]), 1)
+            scale = jnp.sqrt(weights.get(name, 1.0) / n)
+            parts.append(jnp.ravel(jnp.where(mask[name], pred[name] - data[name], 0.0) * scale))
+        return jnp.concatenate(parts)
+
+    def __call__(self, pred, data, mask):
+        return jnp.sum(self.residuals(pred, data, mask) ** 2)
+
+
+def crossing_times(v: Array, ts: Array, threshold: float, n: int) -> tuple[Array, Array]:
+    """The first ``n`` upward crossings of ``threshold`` by the sampled trace ``v(ts)``.
+
+    The crossing time inside a sample interval is linearly interpolated, so it is a smooth
+    function of the samples (differentiable while the number of crossings does not change).
+
+    Returns:
+        ``(times, found)``: crossing times (``ts[-1]`` where fewer than ``n`` exist) and a mask.
+    """
+    up = (v[:-1] < threshold) & (v[1:] >= threshold)
+    rank = jnp.cumsum(up)
+    k = jnp.arange(1, n + 1)
+    idx = jnp.argmax((rank[None, :] == k[:, None]) & up[None, :], axis=1)
+    found = rank[-1] >= k
+    v0, v1 = v[idx], v[idx + 1]
+    frac = (threshold - v0) / jnp.where(v1 == v0, 1.0, v1 - v0)
+    t = ts[idx] + frac * (ts[idx + 1] - ts[idx])
+    return jnp.where(found, t, ts[-1]), found
+
+
+class SpikeTimes(AbstractLoss):
+    """Mean squared difference of the first spike times (upward ``threshold`` crossings).
+
+    Spikes the data has but the prediction lacks count as occurring at the last data time,
+    which keeps the loss finite and pushes the model towards firing.
+
+    Args:
+        variable: the voltage-like output (e.g. ``"V"``, mV).
+        threshold: crossing level (same units; 0 mV in NEURON's convention).
+        max_spikes: how many spikes to compare (static, sets array shapes).
+    """
+
+    variable: str = eqx.field(static=True, default="V")
+    threshold: float = eqx.field(static=True, default=0.0)
+    max_spikes: int = eqx.field(static=True, default=16)
+    ts: Array | None = None
+
+    def __call__(self, pred, data, mask):
+        ts = self.ts
+        t_pred, _ = crossing_times(pred[self.variable], ts, self.threshold, self.max_spikes)
+        filled = jnp.where(mask[self.variable], data[self.variable], -jnp.inf)
+        t_data, found = crossing_times(filled, ts, self.threshold, self.max_spikes)
+        n = jnp.maximum(jnp.sum(found), 1)
+        return jnp.sum(jnp.where(found, (t_pred - t_data) ** 2, 0.0)) / n
+
+
+def soft_spike_count(v: Array, threshold: float, width: float) -> Array:
+    """A differentiable spike count: ``Σ σ((v_{i+1} - θ)/w) σ((θ - v_i)/w)`` over sample pairs.
+
+    Each upward crossing of ``θ`` contributes ~1 when ``w`` is small compared to the jump of
+    ``v`` across the crossing (a few mV for spikes sampled every ≤ 0.5 ms).
+    """
+    return jnp.sum(jax.nn.sigmoid((v[1:] - threshold) / width) * jax.nn.sigmoid((threshold - v[:-1]) / width))
+
+
+class FiringRate(AbstractLoss):
+    """Squared difference of firing rates from a differentiable (soft) spike count.
+
+    Args:
+        variable: voltage-like output.
+        threshold: crossing level.
+        width: softness of the count (output units); see [`soft_spike_count`][difflab.soft_spike_count].
+        duration: window length in model time units; the rate is ``count / duration``
+            (spikes per model time unit, e.g. per ms).
+    """
+
+    duration: float
+    variable: str = eqx.field(static=True, default="V")
+    threshold: float = eqx.field(static=True, default=0.0)
+    width: float = eqx.field(static=True, default=2.0)
+
+    def __call__(self, pred, data, mask):
+        name = self.variable
+        filled = jnp.where(mask[name], data[name], -jnp.inf)
+        observed = jnp.sum((filled[:-1] < self.threshold) & (filled[1:] >= self.threshold))
+        predicted = soft_spike_count(pred[name], self.threshold, self.width)
+        return ((predicted - observed) / self.duration) ** 2
+
+
+class CallableLoss(AbstractLoss):
+    """Wraps a user function ``fn(pred, data, mask) -> scalar``."""
+
+    fn: Callable = eqx.field(static=True)
+
+    def __call__(self, pred, data, mask):
+        return jnp.asarray(self.fn(pred, data, mask))
+
+
+def as_loss(loss, data_ts) -> AbstractLoss:
+    """A loss from ``"mse"``, ``"spike_times"``, ``"firing_rate"``, an ``AbstractLoss`` or a callable."""
+    if isinstance(loss, SpikeTimes) and loss.ts is None:
+        return eqx.tree_at(lambda l: l.ts, loss, jnp.asarray(data_ts), is_leaf=lambda x: x is None)
+    if isinstance(loss, AbstractLoss):
+        return loss
+    if loss == "mse":
+        return MSE()
+    if loss == "spike_times":
+        return SpikeTimes(ts=jnp.asarray(data_ts))
+    if loss == "firing_rate":
+        return FiringRate(duration=float(data_ts[-1] - data_ts[0]))
+    if callable(loss):
+        return CallableLoss(loss)
+    raise ValueError(f"loss must be 'mse', 'spike_times', 'firing_rate', an AbstractLoss or a callable; got {loss!r}")

@@ -1,0 +1,144 @@
+"""The calibration problem as a pure function of unconstrained parameters, and the optimiser adapters.
+
+[`Problem`][] holds everything a fit needs except the parameters and the data of one member
+(one recording × one start): the base model, the transforms, the simulation settings and the
+loss. It is passed to the jitted step as an argument, so new data, new bounds or a new
+initial model of the same shapes reuse the compiled step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax
+import optimistix as optx
+
+from ._losses import AbstractLoss
+from ._model import AbstractModel
+from ._parameters import AbstractTransform
+from ._paths import where_path
+from ._simulate import simulate
+
+
+class Problem(eqx.Module):
+    """Model, fitted parameters, simulation settings and loss of a calibration."""
+
+    model: AbstractModel
+    transforms: dict[str, AbstractTransform]
+    paths: tuple[tuple[str, str], ...] = eqx.field(static=True)
+    sim_ts: jax.Array
+    data_ts: jax.Array
+    interpolate: bool = eqx.field(static=True)
+    names: tuple[str, ...] = eqx.field(static=True)
+    loss: AbstractLoss
+    sim_options: dict[str, Any]
+    observe: Callable | None = eqx.field(static=True)
+
+    def physical(self, theta: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        """Physical parameter values from unconstrained ones."""
+        return {name: self.transforms[name].forward(theta[name]) for name, _ in self.paths}
+
+    def build(self, values: dict[str, jax.Array]) -> AbstractModel:
+        """The model with fitted parameters replaced by physical ``values``."""
+        model = self.model
+        for name, path in self.paths:
+            old = where_path(path)(model)
+            model = eqx.tree_at(where_path(path), model, jnp.asarray(values[name], old.dtype))
+        return model
+
+    def predict(self, values, protocol, adjoint=None):
+        """Predicted outputs on the data times, and whether the solver succeeded."""
+        options = dict(self.sim_options)
+        if adjoint is not None:
+            options["adjoint"] = adjoint
+        traj = simulate(self.build(values), protocol, self.sim_ts, throw=False, observe=self.observe, **options)
+        pred = {name: traj.ys[name] for name in self.names}
+        if self.interpolate:
+            pred = {name: _interp(self.data_ts, self.sim_ts, y) for name, y in pred.items()}
+        return pred, traj.result == diffrax.RESULTS.successful
+
+    def objective(self, theta, member, adjoint=None) -> jax.Array:
+        """Scalar loss of one member ``(protocol, data, mask)``."""
+        protocol, data, mask = member
+        pred, _ = self.predict(self.physical(theta), protocol, adjoint)
+        return self.loss(pred, data, mask)
+
+    def residuals(self, theta, member, adjoint=None) -> jax.Array:
+        """Residual vector of one member (least-squares losses only); ``sum(r**2)`` is the loss."""
+        protocol, data, mask = member
+        pred, _ = self.predict(self.physical(theta), protocol, adjoint)
+        return self.loss.residuals(pred, data, mask)
+
+
+def _interp(t_new, t_old, y):
+    flat = y.reshape(y.shape[0], -1)
+    out = jax.vmap(lambda col: jnp.interp(t_new, t_old, col), in_axes=1, out_axes=1)(flat)
+    return out.reshape((t_new.shape[0], *y.shape[1:]))
+
+
+class OptaxAdapter(eqx.Module):
+    """Gradient descent with any ``optax.GradientTransformation`` on the scalar loss."""
+
+    optimizer: optax.GradientTransformation = eqx.field(static=True)
+    name: str = eqx.field(static=True, default="optax")
+    adjoint: Any = eqx.field(static=True, default=None)
+    loss_at_input = True
+
+    def describe(self) -> str:
+        return self.name
+
+    def init(self, problem, theta, member):
+        return self.optimizer.init(theta)
+
+    def step(self, problem, theta, member, state):
+        """One update. Returns ``(theta, state, loss at the incoming theta, done=False)``."""
+        fn = lambda th: problem.objective(th, member, self.adjoint)  # noqa: E731
+        loss, grad = jax.value_and_grad(fn)(theta)
+        updates, state = self.optimizer.update(grad, state, theta)
+        return optax.apply_updates(theta, updates), state, loss, jnp.array(False)
+
+
+class LeastSquaresAdapter(eqx.Module):
+    """Gauss–Newton-type steps of an ``optimistix`` least-squares solver (e.g. Levenberg–Marquardt).
+
+    The Jacobian is built in forward mode (one tangent solve per fitted scalar), which is the
+    cheap direction when few parameters are fitted to many samples.
+    """
+
+    solver: optx.AbstractLeastSquaresSolver
+    adjoint: Any = eqx.field(static=True, default=diffrax.ForwardMode())
+    loss_at_input = False
+
+    def describe(self) -> str:
+        return type(self.solver).__name__
+
+    def _fn(self, problem):
+        return lambda th, member: (problem.residuals(th, member, self.adjoint), None)
+
+    def init(self, problem, theta, member):
+        fn = self._fn(problem)
+        f_struct = jax.eval_shape(lambda: fn(theta, member)[0])
+        return self.solver.init(fn, theta, member, {}, f_struct, None, frozenset())
+
+    def step(self, problem, theta, member, state):
+        """One accepted-or-rejected LM step. Returns ``(theta, state, loss at theta, done)``."""
+        fn = self._fn(problem)
+        theta, state, _ = self.solver.step(fn, theta, member, {}, state, frozenset())
+        done, _ = self.solver.terminate(fn, theta, member, {}, state, frozenset())
+        loss = jnp.sum(state.f_info.residual**2)
+        return theta, state, loss, done
+
+
+def carry_of(state):
+    """The array part of an optimiser state (what crosses the jit boundary and goes to checkpoints)."""
+    return eqx.filter(state, eqx.is_array)
+
+
+def with_static(carry, template):
+    """Re-attach the non-array part of a freshly initialised ``template`` state to ``carry``."""
+    return eqx.combine(carry, eqx.filter(template, eqx.is_array, inverse=True))

@@ -1,0 +1,35 @@
+"""Small exact test systems for calibration, ensembles and sweeps."""
+
+import jax.numpy as jnp
+import numpy as np
+
+import difflab
+
+
+class Decay(difflab.AbstractModel):
+    """dy/dt = -k y + u(t), y(0) = y0; with u = 0 the exact solution is y0 exp(-k t)."""
+
+    k: jnp.ndarray
+    y0: jnp.ndarray
+    states = (difflab.StateInfo("y", "mV", "decaying variable"),)
+    time_units = "ms"
+    aliases = {"rate": "k"}
+    parameter_units = {"k": "1/ms", "rate": "1/ms", "y0": "mV"}
+
+    def __init__(self, k=0.5, y0=2.0):
+        self.k = jnp.asarray(k, dtype=float)
+        self.y0 = jnp.asarray(y0, dtype=float)
+
+    def vector_field(self, t, y, args):
+        u = 0.0 if args is None else args(t)
+        return {"y": -self.k * y["y"] + u}
+
+    def initial_state(self):
+        return {"y": self.y0}
+
+
+def decay_data(k=0.5, y0=2.0, n=41, t1=8.0, noise=0.0, seed=0):
+    """Exact samples of y0 exp(-k t) (plus Gaussian noise) as a dict with 'time'."""
+    ts = np.linspace(0.0, t1, n)
+    y = y0 * np.exp(-k * ts) + noise * np.random.default_rng(seed).standard_normal(n)
+    return {"time": ts, "y": y}

@@ -1,0 +1,127 @@
+"""calibrate on dy/dt = -k y (exact solution y0 exp(-k t)): recovery, standard errors, recompilation, bad input.
+
+All fits share data shapes and optimiser settings so that they reuse one compiled step.
+"""
+
+import jax
+import numpy as np
+import pytest
+import scipy.optimize
+import xarray as xr
+
+import difflab
+from difflab._calibrate import TRACES, calibrate
+from difflab._parameters import Bounded, Log, Positive
+
+from ._models import Decay, decay_data
+
+PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
+
+
+def fit(data, **kwargs):
+    kwargs = {"params": PARAMS, "steps": 25, **kwargs}
+    return calibrate(Decay(k=1.0, y0=1.0), None, data, **kwargs)
+
+
+def test_lm_recovers_exact_parameters():
+    result = fit(decay_data())
+    assert result.best["k"] == pytest.approx(0.5, rel=1e-5)
+    assert result.best["y0"] == pytest.approx(2.0, rel=1e-5)
+    assert float(result.losses.min()) < 1e-12
+    assert result.estimates["k"].attrs["units"] == "1/ms"
+
+
+def test_standard_errors_match_scipy_curve_fit():
+    data = decay_data(noise=0.02, seed=3)
+    result = fit(data)
+    popt, pcov = scipy.optimize.curve_fit(lambda t, k, a: a * np.exp(-k * t), data["time"], data["y"], p0=(1, 1))
+    np.testing.assert_allclose([result.best["k"], result.best["y0"]], popt, rtol=1e-6)
+    np.testing.assert_allclose([result.stderr["k"], result.stderr["y0"]], np.sqrt(np.diag(pcov)), rtol=1e-4)
+    np.testing.assert_allclose(result.covariance.values, pcov, rtol=1e-4)
+
+
+def test_second_step_and_new_data_do_not_recompile():
+    fit(decay_data(noise=0.01, seed=1))
+    before = dict(TRACES)
+    result = fit(decay_data(k=0.7, y0=3.0, noise=0.01, seed=2))
+    assert result.steps > 1
+    assert TRACES["step"] == before["step"]
+    assert TRACES["init"] == before["init"]
+
+
+def test_nan_samples_are_masked():
+    data = decay_data()
+    data["y"][[3, 10, 11, 30]] = np.nan
+    result = fit(data)
+    assert result.best["k"] == pytest.approx(0.5, rel=1e-5)
+
+
+def test_all_nan_is_refused():
+    data = decay_data()
+    data["y"][:] = np.nan
+    with pytest.raises(ValueError, match="'y' has no finite sample"):
+        fit(data)
+
+
+def test_other_time_grid_is_interpolated_or_refused():
+    data = decay_data()
+    fine = np.linspace(0.0, 8.0, 801)
+    result = fit(data, ts=fine)
+    assert result.best["k"] == pytest.approx(0.5, rel=1e-4)
+    with pytest.raises(ValueError, match="not inside the simulation grid"):
+        fit(data, ts=np.linspace(0.0, 4.0, 41))
+
+
+def test_unknown_parameter_lists_valid_names():
+    with pytest.raises(KeyError, match="unknown parameter 'kk'.*valid names: k, rate, y0"):
+        fit(decay_data(), params={"kk": Positive()})
+
+
+def test_alias_and_unknown_variable():
+    result = fit(decay_data(), params={"rate": Log(), "y0": Bounded(0.1, 10.0)})
+    assert result.best["rate"] == pytest.approx(0.5, rel=1e-5)
+    with pytest.raises(ValueError, match=r"data has no variable the model produces.*\['v'\]"):
+        fit({"time": np.linspace(0, 1, 5), "v": np.ones(5)})
+
+
+def test_multistart_draws_inside_bounds_and_picks_the_best():
+    result = fit(decay_data(), starts=4, key=jax.random.key(0))
+    first = result.history.isel(step=0)
+    assert result.losses.sizes["start"] == 4
+    assert float(first["y0"].min()) > 0.1 and float(first["y0"].max()) < 10.0
+    assert len(np.unique(first["y0"].values)) == 4
+    assert float(result.losses.min()) < 1e-12
+    with pytest.raises(ValueError, match="key is required"):
+        fit(decay_data(), starts=2)
+
+
+def test_many_recordings_are_labelled():
+    ks = np.array([0.3, 0.5, 0.8])
+    ts = np.linspace(0.0, 8.0, 41)
+    y = 2.0 * np.exp(-ks[:, None] * ts[None, :])
+    data = xr.Dataset({"y": (("cell", "time"), y)}, coords={"time": ts, "cell": ["a", "b", "c"]})
+    result = fit(data)
+    np.testing.assert_allclose(result.estimates["k"].sel(cell=["a", "b", "c"]), ks, rtol=1e-5)
+    assert result.losses.dims == ("cell", "start")
+    assert result.model.k.shape == (3,)
+
+
+def test_adam_reduces_the_loss():
+    result = fit(decay_data(), optimizer="adam", steps=150)
+    loss = result.history["loss"].values[:, 0]
+    assert loss[-1] < 1e-3 * loss[0]
+    assert result.best["k"] == pytest.approx(0.5, rel=2e-2)
+
+
+def test_least_squares_solver_refuses_a_scalar_loss():
+    with pytest.raises(ValueError, match="needs a least-squares loss"):
+        fit(decay_data(), loss=lambda p, d, m: ((p["y"] - d["y"]) ** 2).sum(), optimizer="lm")
+
+
+def test_model_must_be_a_model():
+    with pytest.raises(TypeError, match="model must be an AbstractModel"):
+        calibrate(object(), None, decay_data(), params=PARAMS)
+
+
+def test_package_still_imports():
+    assert difflab.simulate is not None
