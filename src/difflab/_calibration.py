@@ -56,8 +56,8 @@ class Calibration:
 
     def __repr__(self) -> str:
         fmt = {"float_kind": lambda x: f"{x:.6g}"}
-        rows = [f"  {n} = {np.array2string(np.asarray(v), formatter=fmt)} ± "
-                f"{np.array2string(np.asarray(self.stderr[n]), formatter=fmt)}" for n, v in self.best.items()]  # fmt: skip
+        show = lambda a: np.array2string(np.asarray(a), formatter=fmt)  # noqa: E731
+        rows = [f"  {n} = {show(v)} ± {show(self.stderr[n])}" for n, v in self.best.items()]
         return (
             "Calibration(\n"
             + "\n".join(rows)

@@ -3,7 +3,8 @@ r"""Parameter uncertainty at the optimum from the Gauss–Newton approximation o
 For residuals $r_i(\theta) = \hat y_i(\theta) - y_i$ over the $n$ measured samples and $p$
 fitted scalars, with Jacobian $J = \partial r / \partial \theta$ (physical units),
 
-$$\hat\sigma^2 = \frac{\sum_i r_i^2}{n - p}, \qquad \operatorname{Cov}(\hat\theta) \approx \hat\sigma^2 (J^\top J)^{-1},$$
+$$\hat\sigma^2 = \frac{\sum_i r_i^2}{n - p}, \qquad
+  \operatorname{Cov}(\hat\theta) \approx \hat\sigma^2 (J^\top J)^{-1},$$
 
 and the standard errors are the square roots of the diagonal (Bates & Watts, *Nonlinear
 Regression Analysis and Its Applications*, 1988, ch. 2). This assumes independent Gaussian

@@ -1,5 +1,7 @@
 """Small exact test systems for calibration, ensembles and sweeps."""
 
+from typing import ClassVar
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -13,8 +15,8 @@ class Decay(difflab.AbstractModel):
     y0: jnp.ndarray
     states = (difflab.StateInfo("y", "mV", "decaying variable"),)
     time_units = "ms"
-    aliases = {"rate": "k"}
-    parameter_units = {"k": "1/ms", "rate": "1/ms", "y0": "mV"}
+    aliases: ClassVar[dict[str, str]] = {"rate": "k"}
+    parameter_units: ClassVar[dict[str, str]] = {"k": "1/ms", "rate": "1/ms", "y0": "mV"}
 
     def __init__(self, k=0.5, y0=2.0):
         self.k = jnp.asarray(k, dtype=float)

@@ -73,7 +73,7 @@ def test_other_time_grid_is_interpolated_or_refused():
 
 
 def test_unknown_parameter_lists_valid_names():
-    with pytest.raises(KeyError, match="unknown parameter 'kk'.*valid names: k, rate, y0"):
+    with pytest.raises(KeyError, match=r"unknown parameter 'kk'.*valid names: k, rate, y0"):
         fit(decay_data(), params={"kk": Positive()})
 
 

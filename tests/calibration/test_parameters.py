@@ -63,5 +63,5 @@ def test_as_transform():
 
 
 def test_initial_value_outside_domain_is_refused():
-    with pytest.raises(ValueError, match="'gNa'.*outside"):
+    with pytest.raises(ValueError, match=r"'gNa'.*outside"):
         Bounded(50.0, 100.0).check(jnp.asarray(120.0), "gNa")
