@@ -1,0 +1,35 @@
+"""Quantum state evolution: operators, states, Schrödinger and Lindblad models, drives, solvers.
+
+Units: ħ = 1; time in ns or µs (a model's `time_units`); Hamiltonian coefficients and drive amplitudes are angular
+frequencies in rad per time unit; jump operators carry the square root of a rate (1/time unit).
+"""
+
+from ._drives import Controls as Controls
+from ._drives import Drive as Drive
+from ._lindblad import LindbladModel as LindbladModel
+from ._mesolve import mesolve as mesolve
+from ._mesolve import sesolve as sesolve
+from ._operator import Operator as Operator
+from ._operator import as_operator as as_operator
+from ._operator import dense as dense
+from ._operator import dia as dia
+from ._operators import create as create
+from ._operators import destroy as destroy
+from ._operators import eye as eye
+from ._operators import number as number
+from ._operators import sigmam as sigmam
+from ._operators import sigmap as sigmap
+from ._operators import sigmax as sigmax
+from ._operators import sigmay as sigmay
+from ._operators import sigmaz as sigmaz
+from ._operators import tensor as tensor
+from ._pulses import GaussianPulse as GaussianPulse
+from ._pulses import PiecewiseConstant as PiecewiseConstant
+from ._pulses import feature_time as feature_time
+from ._schrodinger import SchrodingerModel as SchrodingerModel
+from ._solve import solve_model as solve_model
+from ._states import basis as basis
+from ._states import coherent as coherent
+from ._states import fock as fock
+from ._states import fock_dm as fock_dm
+from ._states import ket2dm as ket2dm

@@ -1,0 +1,93 @@
+"""Eager input checks for quantum models (raised before tracing, naming the argument at fault).
+
+Checks run only on concrete values; traced values (inside `jax.jit` or `jax.grad`) pass through unchecked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._errors import is_concrete
+from ._operator import Operator
+
+__all__ = ["check_density", "check_hermitian", "check_ket", "check_same_dim"]
+
+#: Relative tolerance on Hermiticity and on the trace/norm of states (float64 round-off is ~1e-16).
+HERMITIAN_RTOL = 1e-10
+NORM_ATOL = 1e-8
+
+
+def _dense(x) -> np.ndarray | None:
+    if isinstance(x, Operator):
+        leaves = [x.re, x.im]
+        if not all(is_concrete(leaf) for leaf in _leaves(leaves)):
+            return None
+        return np.asarray(x.to_dense())
+    if not is_concrete(x):
+        return None
+    return np.asarray(x)
+
+
+def _leaves(tree):
+    import jax
+
+    return jax.tree_util.tree_leaves(tree)
+
+
+def check_hermitian(x, name: str) -> None:
+    """Raise `ValueError` if the concrete operator `x` differs from its conjugate transpose."""
+    m = _dense(x)
+    if m is None:
+        return
+    if m.ndim < 2 or m.shape[-1] != m.shape[-2]:
+        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {m.shape}.")
+    err = np.abs(m - np.conj(np.swapaxes(m, -1, -2))).max(initial=0.0)
+    scale = max(1.0, np.abs(m).max(initial=0.0))
+    if err > HERMITIAN_RTOL * scale:
+        raise ValueError(
+            f"`{name}` must be Hermitian (a Hamiltonian or observable); max |{name} - {name}^†| = {err:.3g}."
+        )
+
+
+def check_same_dim(x, n: int, name: str, reference: str) -> None:
+    """Raise `ValueError` if operator `x` is not n×n (the dimension of `reference`)."""
+    shape = (x.n, x.n) if isinstance(x, Operator) else tuple(np.shape(x))[-2:]
+    if shape != (n, n):
+        raise ValueError(f"`{name}` has shape {shape} but `{reference}` acts on dimension {n}: expected ({n}, {n}).")
+
+
+def check_ket(psi, n: int, name: str = "psi0") -> None:
+    """Raise `ValueError` unless `psi` has shape (..., n) and unit norm."""
+    shape = tuple(np.shape(psi))
+    if len(shape) < 1 or shape[-1] != n:
+        raise ValueError(f"`{name}` must be a state vector of dimension {n} (shape (..., {n})), got shape {shape}.")
+    v = _dense(psi)
+    if v is None:
+        return
+    norm = np.linalg.norm(v, axis=-1)
+    if np.any(np.abs(norm - 1.0) > NORM_ATOL):
+        raise ValueError(f"`{name}` must have unit norm; got norm {norm.ravel()[0]:.12g}.")
+
+
+def check_density(rho, n: int, name: str = "rho0") -> None:
+    """Raise `ValueError` unless `rho` has shape (..., n, n), is Hermitian and has unit trace."""
+    shape = tuple(np.shape(rho))
+    if len(shape) < 2 or shape[-2:] != (n, n):
+        raise ValueError(f"`{name}` must be a density matrix of dimension {n} (shape (..., {n}, {n})), got {shape}.")
+    m = _dense(rho)
+    if m is None:
+        return
+    check_hermitian(m, name)
+    trace = np.trace(m, axis1=-2, axis2=-1)
+    if np.any(np.abs(trace - 1.0) > NORM_ATOL):
+        bad = trace.ravel()[np.argmax(np.abs(trace.ravel() - 1.0))]
+        raise ValueError(f"`{name}` must have trace 1; got trace {bad.real:.12g}.")
+
+
+def is_hermitian(x) -> bool:
+    """True when concrete `x` equals its conjugate transpose (traced values count as Hermitian)."""
+    try:
+        check_hermitian(x, "x")
+    except ValueError:
+        return False
+    return True

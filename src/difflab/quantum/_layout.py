@@ -1,0 +1,192 @@
+r"""Real matrices in two storage layouts: diagonal-sparse (`RealDia`) and dense (`RealDense`).
+
+A complex operator is stored as a pair of real matrices (real and imaginary parts, see `_operator.py`): the
+real/imaginary split avoids complex arithmetic on the hot path. Most operators of quantum optics (ladder operators,
+Pauli strings, Jaynes–Cummings couplings, Ising chains) have a handful of non-zero diagonals, so `RealDia` stores a
+matrix $A$ as pairs (offset $k$, diagonal $d_k$) with
+
+$$ (d_k)_i = A_{i,\,i+k}, \qquad (d_k)_i = 0 \text{ where } i + k \notin [0, n), $$
+
+and applies it as $(A X)_{i} = \sum_k (d_k)_i\,X_{i+k}$: a few elementwise multiply-adds instead of an $n^3$
+matrix product. The offsets are static (structure), the diagonals are arrays (differentiable values).
+This is the layout of SciPy's `dia_matrix` and of dynamiqs's `dia` layout, indexed by row.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Float
+
+from .._errors import is_concrete
+
+__all__ = ["AbstractRealOp", "RealDense", "RealDia", "detect_offsets", "zero_op"]
+
+
+class AbstractRealOp(eqx.Module):
+    """A real n×n matrix acting on arrays of shape (n, ...) from the left."""
+
+    @property
+    @abc.abstractmethod
+    def n(self) -> int: ...
+
+    @property
+    @abc.abstractmethod
+    def is_zero(self) -> bool: ...
+
+    @abc.abstractmethod
+    def apply(self, x: Float[Array, "n ..."]) -> Float[Array, "n ..."]:
+        """Return `A @ x` (contraction over the first axis of `x`)."""
+
+    @abc.abstractmethod
+    def transpose(self) -> AbstractRealOp: ...
+
+    @abc.abstractmethod
+    def scale(self, c) -> AbstractRealOp: ...
+
+    @abc.abstractmethod
+    def to_dense(self) -> Float[Array, "n n"]: ...
+
+
+def detect_offsets(matrix: np.ndarray, atol: float = 0.0) -> tuple[int, ...]:
+    """Offsets `k` of the diagonals of a concrete matrix holding at least one entry with `|A_ij| > atol`."""
+    rows, cols = np.nonzero(np.abs(np.asarray(matrix)) > atol)
+    return tuple(sorted({int(k) for k in cols - rows}))
+
+
+def _diag_mask(n: int, offsets: tuple[int, ...]) -> np.ndarray:
+    i = np.arange(n)[None, :]
+    k = np.asarray(offsets, dtype=int).reshape(-1, 1)
+    return (i + k >= 0) & (i + k < n)
+
+
+class RealDia(AbstractRealOp):
+    """Diagonal-sparse real matrix: `offsets` (static) and `diags[j, i] = A[i, i + offsets[j]]`."""
+
+    diags: Float[Array, "k n"]
+    offsets: tuple[int, ...] = eqx.field(static=True)
+
+    @classmethod
+    def from_dense(cls, matrix: Float[Array, "n n"], offsets: tuple[int, ...]) -> RealDia:
+        """Gather the diagonals `offsets` of `matrix` (works on traced arrays; other entries are dropped)."""
+        n = np.shape(matrix)[0]
+        mask = _diag_mask(n, offsets)
+        rows = np.broadcast_to(np.arange(n), mask.shape)
+        cols = np.clip(rows + np.asarray(offsets, dtype=int).reshape(-1, 1), 0, n - 1)
+        if is_concrete(matrix):  # NumPy: no device dispatch for constant operators
+            m = np.asarray(matrix)
+            diags = np.where(mask, m[rows, cols], 0.0).reshape(len(offsets), n).astype(m.dtype)
+            return cls(jnp.asarray(diags), tuple(offsets))
+        matrix = jnp.asarray(matrix)
+        diags = jnp.where(mask, matrix[rows, cols], 0.0) if offsets else jnp.zeros((0, n), matrix.dtype)
+        return cls(diags, tuple(offsets))
+
+    @property
+    def n(self) -> int:
+        return self.diags.shape[-1]
+
+    @property
+    def is_zero(self) -> bool:
+        return not self.offsets
+
+    def apply(self, x):
+        if self.is_zero:
+            return jnp.zeros_like(x)
+        lo, hi = max(0, -min(self.offsets)), max(0, max(self.offsets))
+        pad = [(lo, hi)] + [(0, 0)] * (x.ndim - 1)
+        xp = jnp.pad(x, pad)
+        n = self.n
+        extra = (slice(None),) + (None,) * (x.ndim - 1)
+        terms = [self.diags[j][extra] * xp[lo + k : lo + k + n] for j, k in enumerate(self.offsets)]
+        out = terms[0]
+        for term in terms[1:]:
+            out = out + term
+        return out
+
+    def transpose(self) -> RealDia:
+        # (A^T)_{i, i-k} = A_{i-k, i} = (d_k)_{i-k}: roll by k (the wrapped entries are the zero padding).
+        diags = [jnp.roll(self.diags[j], k) for j, k in enumerate(self.offsets)]
+        return _merge([-k for k in self.offsets], diags, self.n)
+
+    def scale(self, c) -> RealDia:
+        return RealDia(self.diags * c, self.offsets)
+
+    def to_dense(self):
+        mask = _diag_mask(self.n, self.offsets)
+        rows = np.broadcast_to(np.arange(self.n), mask.shape)[mask]
+        cols = (np.arange(self.n)[None, :] + np.asarray(self.offsets, dtype=int).reshape(-1, 1))[mask]
+        out = jnp.zeros((self.n, self.n), self.diags.dtype)
+        return out.at[rows, cols].add(self.diags[mask] if self.offsets else jnp.zeros(0, self.diags.dtype))
+
+
+class RealDense(AbstractRealOp):
+    """Dense real matrix."""
+
+    matrix: Float[Array, "n n"]
+
+    @property
+    def n(self) -> int:
+        return self.matrix.shape[-1]
+
+    @property
+    def is_zero(self) -> bool:
+        return False
+
+    def apply(self, x):
+        return jnp.tensordot(self.matrix, x, axes=1)
+
+    def transpose(self) -> RealDense:
+        return RealDense(self.matrix.T)
+
+    def scale(self, c) -> RealDense:
+        return RealDense(self.matrix * c)
+
+    def to_dense(self):
+        return self.matrix
+
+
+def zero_op(n: int, dtype=float) -> RealDia:
+    """The n×n zero matrix (no stored diagonal: applying it costs nothing)."""
+    return RealDia(jnp.zeros((0, n), dtype), ())
+
+
+def _merge(offsets: list[int], diags: list, n: int) -> RealDia:
+    """Sum diagonals that share an offset and drop offsets outside (-n, n)."""
+    acc: dict[int, object] = {}
+    for k, d in zip(offsets, diags):
+        if -n < k < n:
+            acc[k] = acc[k] + d if k in acc else d
+    keys = tuple(sorted(acc))
+    if not keys:
+        return zero_op(n)
+    return RealDia(jnp.stack([acc[k] for k in keys]), keys)
+
+
+def add(a: AbstractRealOp, b: AbstractRealOp) -> AbstractRealOp:
+    """`a + b`, staying diagonal-sparse when both are."""
+    if a.is_zero:
+        return b
+    if b.is_zero:
+        return a
+    if isinstance(a, RealDia) and isinstance(b, RealDia):
+        return _merge([*a.offsets, *b.offsets], [*a.diags, *b.diags], a.n)
+    return RealDense(a.to_dense() + b.to_dense())
+
+
+def matmul(a: AbstractRealOp, b: AbstractRealOp) -> AbstractRealOp:
+    """`a @ b`; for two diagonal-sparse factors $(AB)_{i,i+k_1+k_2} = (a_{k_1})_i (b_{k_2})_{i+k_1}$."""
+    if a.is_zero:
+        return a
+    if b.is_zero:
+        return b
+    if isinstance(a, RealDia) and isinstance(b, RealDia):
+        offsets, diags = [], []
+        for j1, k1 in enumerate(a.offsets):
+            for j2, k2 in enumerate(b.offsets):
+                offsets.append(k1 + k2)
+                diags.append(a.diags[j1] * jnp.roll(b.diags[j2], -k1))
+        return _merge(offsets, diags, a.n)
+    return RealDense(a.to_dense() @ b.to_dense())

@@ -1,0 +1,119 @@
+r"""`LindbladModel`: open-system evolution of a density matrix (GKSL master equation).
+
+$$ \frac{d\rho}{dt} = -i[H(t), \rho] + \sum_k \Big(L_k \rho L_k^\dagger - \tfrac12\{L_k^\dagger L_k, \rho\}\Big) $$
+
+($\hbar = 1$; time in `time_units`; $H$ in rad per time unit; $L_k = \sqrt{\gamma_k}\,A_k$ with rates $\gamma_k$ in
+1/time unit). The superoperator ($n^2 \times n^2$) is never built. With $G = -iH - \tfrac12\sum_k L_k^\dagger L_k$,
+
+$$ \frac{d\rho}{dt} = G\rho + (G\rho)^\dagger + \sum_k L_k\,(L_k\rho)^\dagger, $$
+
+three left multiplications by diagonal-sparse operators per jump operator, on the real and imaginary parts of
+$\rho$ stored separately (`rho_re`, `rho_im`). Reference: Breuer & Petruccione, *The Theory of Open Quantum Systems*,
+§3.2; Lindblad, Commun. Math. Phys. 48, 119 (1976).
+"""
+
+from __future__ import annotations
+
+import diffrax
+import equinox as eqx
+import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Complex
+
+from .._model import AbstractModel, StateInfo
+from ._checks import check_density, check_same_dim
+from ._drives import Controls, Drive
+from ._hamiltonian import control_values, controls_of, convert_drives, hamiltonian_at, max_step
+from ._operator import Operator, as_operator
+from ._schrodinger import split_state
+
+__all__ = ["LindbladModel"]
+
+
+class LindbladModel(AbstractModel):
+    r"""Driven open quantum system (Lindblad master equation, see module docstring).
+
+    Args:
+        H0: static Hamiltonian (n×n Hermitian array or `Operator`), rad per time unit.
+        drives: `Drive(protocol, operator)` terms (or `(protocol, operator)` pairs).
+        jump_ops: jump operators $L_k$ (n×n, $\sqrt{\text{rate}}$ included: units 1/sqrt(time unit)).
+        rho0: default initial density matrix (n×n, Hermitian, trace 1); a ket (n,) becomes
+            $|\psi\rangle\langle\psi|$; default $|0\rangle\langle 0|$ (`basis(n, 0)`).
+        time_units: "ns" or "us"; frequencies in rad per this unit.
+        layout: operator storage, "auto", "dia" or "dense".
+    """
+
+    H0: Operator
+    drives: tuple[Drive, ...]
+    jump_ops: tuple[Operator, ...]
+    y0: dict[str, Array]
+    time_units: str = eqx.field(static=True)
+    states = (
+        StateInfo("rho_re", "1", "real part of the density matrix"),
+        StateInfo("rho_im", "1", "imaginary part of the density matrix"),
+    )
+
+    def __init__(
+        self,
+        H0: Complex[ArrayLike, "n n"] | Operator,
+        drives=(),
+        jump_ops=(),
+        *,
+        rho0: Complex[ArrayLike, "n n"] | None = None,
+        time_units: str = "ns",
+        layout: str = "auto",
+    ):
+        self.H0, self.drives = convert_drives(H0, drives, layout=layout)
+        n = self.H0.n
+        ops = []
+        for k, op in enumerate(jump_ops):
+            check_same_dim(op, n, f"jump_ops[{k}]", "H0")
+            ops.append(as_operator(op, name=f"jump_ops[{k}]", layout=layout))
+        self.jump_ops = tuple(ops)
+        self.y0 = split_state(as_density(rho0, n), "rho")
+        self.time_units = time_units
+
+    @property
+    def dim(self) -> int:
+        """Hilbert-space dimension n."""
+        return self.H0.n
+
+    def controls(self) -> Controls:
+        """The drives' protocols as one protocol (pass it to `difflab.simulate` so pulse edges are honoured)."""
+        return controls_of(self.drives)
+
+    def hamiltonian(self, t: ArrayLike, args=None) -> Operator:
+        """$H(t)$ as an `Operator` (rad per time unit)."""
+        return hamiltonian_at(self.H0, self.drives, control_values(self.drives, args, t))
+
+    def vector_field(self, t, y, args):
+        G = self.hamiltonian(t, args).times_minus_i()
+        for L in self.jump_ops:
+            G = G + (-0.5) * (L.dag() @ L)
+        R, I = y["rho_re"], y["rho_im"]
+        ar, ai = G.apply(R, I)
+        dr, di = ar + ar.T, ai - ai.T
+        for L in self.jump_ops:
+            br, bi = L.apply(R, I)
+            cr, ci = L.apply(br.T, -bi.T)
+            dr, di = dr + cr, di + ci
+        return {"rho_re": dr, "rho_im": di}
+
+    def initial_state(self) -> dict[str, Array]:
+        return dict(self.y0)
+
+    def default_stepsize_controller(self):
+        return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
+
+
+def as_density(rho0, n: int, name: str = "rho0") -> Complex[Array, "n n"]:
+    """A checked density matrix from `rho0` (n×n, or a ket (n,) turned into a projector); default |0><0|."""
+    if rho0 is None:
+        return jnp.zeros((n, n), complex).at[0, 0].set(1.0)
+    rho0 = jnp.asarray(rho0, dtype=complex)
+    if rho0.ndim == 1:
+        from ._checks import check_ket
+
+        check_ket(rho0, n, name)
+        return jnp.outer(rho0, jnp.conj(rho0))
+    check_density(rho0, n, name)
+    return rho0

@@ -1,0 +1,269 @@
+r"""`sesolve` and `mesolve`: QuTiP-style entry points returning labelled `xarray.Dataset`s.
+
+Units: $\hbar = 1$; times in `time_units` (ns or µs); `H`, drive amplitudes in rad per time unit; jump operators
+carry $\sqrt{\text{rate}}$ (rate in 1/time unit). Expectation values are saved at `ts` without storing states unless
+`save_states=True`.
+
+Batching: `H` and each jump operator may carry a leading batch axis (b, n, n) — all batched inputs share one
+dimension named `batch_dim` (coordinates from `batch_coords`) — and the initial state may be a list (or stacked
+array) of states (dimension `initial_state`). Every combination is solved by one compiled single solve
+(`batch="map"`, see `_batch.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import xarray as xr
+
+from .._errors import check_finite, check_increasing
+from .._simulate import DEFAULT_MAX_STEPS
+from ._batch import run_members
+from ._checks import check_density, check_hermitian, check_ket, check_same_dim, is_hermitian
+from ._hamiltonian import convert_drives
+from ._lindblad import LindbladModel
+from ._operator import Operator, as_operator, as_operator_batch
+from ._schrodinger import SchrodingerModel, split_state
+from ._solve import solve_model
+
+__all__ = ["mesolve", "sesolve"]
+
+
+class _Problem(eqx.Module):
+    """Everything one member's solve needs; `*_batched` flags say which operators carry the batch axis."""
+
+    H0: Operator
+    drives: tuple
+    jump_ops: tuple[Operator, ...]
+    y0: dict
+    ts: jax.Array
+    exp_ops: tuple[Operator, ...]
+    H0_batched: bool = eqx.field(static=True)
+    jump_batched: tuple[bool, ...] = eqx.field(static=True)
+    n_states: int = eqx.field(static=True)
+    open_system: bool = eqx.field(static=True)
+    save_states: bool = eqx.field(static=True)
+    solver: object = eqx.field(static=True)
+    rtol: float = eqx.field(static=True)
+    atol: float = eqx.field(static=True)
+    max_steps: int | None = eqx.field(static=True)
+    time_units: str = eqx.field(static=True)
+
+
+def _solve_member(problem: _Problem, index):
+    b, m = index // problem.n_states, index % problem.n_states
+
+    def pick(op, batched):
+        return jax.tree.map(lambda x: x[b], op) if batched else op
+
+    H0 = pick(problem.H0, problem.H0_batched)
+    y0 = {k: v[m] for k, v in problem.y0.items()}
+    if problem.open_system:
+        jumps = [pick(L, f) for L, f in zip(problem.jump_ops, problem.jump_batched)]
+        model = LindbladModel(H0, problem.drives, jumps, time_units=problem.time_units)
+    else:
+        model = SchrodingerModel(H0, problem.drives, time_units=problem.time_units)
+    return solve_model(
+        model,
+        problem.ts,
+        exp_ops=problem.exp_ops,
+        y0=y0,
+        save_states=problem.save_states,
+        solver=problem.solver,
+        rtol=problem.rtol,
+        atol=problem.atol,
+        max_steps=problem.max_steps,
+    )
+
+
+def sesolve(
+    H,
+    psi0,
+    ts,
+    *,
+    drives=(),
+    exp_ops: Sequence | Mapping = (),
+    save_states: bool = False,
+    batch_dim: str = "member",
+    batch_coords: Mapping[str, np.ndarray] | None = None,
+    batch: str = "map",
+    time_units: str = "ns",
+    solver: diffrax.AbstractSolver | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    max_steps: int | None = DEFAULT_MAX_STEPS,
+    layout: str = "auto",
+) -> xr.Dataset:
+    r"""Solve $i\dot\psi = (H + \sum_j u_j(t) H_j)\psi$ and return $\langle E_m\rangle(t)$ as a Dataset.
+
+    Args:
+        H: Hamiltonian (n, n) or a batch (b, n, n), rad per `time_units`.
+        psi0: ket (n,), or a list / (m, n) array of kets (dimension `initial_state`).
+        ts: save times (strictly increasing, `time_units`); the solve starts at `ts[0]`.
+        drives: `Drive(protocol, operator)` terms.
+        exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
+        save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`).
+        batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
+        batch: "map" (default, sequential), "threads" (one member per CPU core), "vmap".
+        solver, rtol, atol, max_steps: integration settings (default Tsit5, 1e-6, 1e-8).
+        layout: operator storage ("auto", "dia", "dense").
+
+    Returns:
+        `xarray.Dataset` with `expect` (dims [batch_dim], [initial_state], time, observable), `expect_imag` when an
+        observable is not Hermitian, optional states, `num_steps`, units and provenance attributes.
+    """
+    return _solve(
+        H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batch_dim=batch_dim,
+        batch_coords=batch_coords, batch=batch, time_units=time_units, solver=solver, rtol=rtol, atol=atol,
+        max_steps=max_steps, layout=layout,
+    )  # fmt: skip
+
+
+def mesolve(
+    H,
+    rho0,
+    ts,
+    *,
+    jump_ops: Sequence = (),
+    drives=(),
+    exp_ops: Sequence | Mapping = (),
+    save_states: bool = False,
+    batch_dim: str = "member",
+    batch_coords: Mapping[str, np.ndarray] | None = None,
+    batch: str = "map",
+    time_units: str = "ns",
+    solver: diffrax.AbstractSolver | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    max_steps: int | None = DEFAULT_MAX_STEPS,
+    layout: str = "auto",
+) -> xr.Dataset:
+    r"""Solve the Lindblad equation $\dot\rho = -i[H(t), \rho] + \sum_k D[L_k]\rho$; return $\mathrm{tr}(E_m\rho(t))$.
+
+    Args:
+        H: Hamiltonian (n, n) or a batch (b, n, n), rad per `time_units`.
+        rho0: density matrix (n, n) or ket (n,), or a list of them / an (m, n, n) array (dimension `initial_state`).
+        ts: save times (strictly increasing, `time_units`).
+        jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$, each (n, n) or a batch (b, n, n).
+        drives, exp_ops, save_states, batch_dim, batch_coords, batch, time_units, solver, rtol, atol, max_steps,
+            layout: as in `sesolve` (states saved as `rho_re`, `rho_im`).
+
+    Returns:
+        `xarray.Dataset` as described in `sesolve`.
+
+    Example:
+        >>> a = tensor(eye(2), destroy(10)); sm = tensor(sigmam(), eye(10))
+        >>> ds = mesolve(a.T.conj() @ sm + a @ sm.T.conj(), tensor(basis(2, 0), fock(10, 0)), jnp.linspace(0, 10, 101),
+        ...              jump_ops=[jnp.sqrt(0.1) * a], exp_ops={"n": a.T.conj() @ a})
+    """
+    return _solve(
+        H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batch_dim=batch_dim,
+        batch_coords=batch_coords, batch=batch, time_units=time_units, solver=solver, rtol=rtol, atol=atol,
+        max_steps=max_steps, layout=layout,
+    )  # fmt: skip
+
+
+def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, batch,
+           time_units, solver, rtol, atol, max_steps, layout) -> xr.Dataset:  # fmt: skip
+    ts = jnp.asarray(ts, dtype=float)
+    if ts.ndim != 1 or ts.shape[0] < 2:
+        raise ValueError(f"`ts` must be 1-D with at least 2 times, got shape {ts.shape}.")
+    check_finite(ts, "ts")
+    check_increasing(ts, "ts")
+    check_hermitian(H, "H")
+    H0, b_H = as_operator_batch(H, name="H", layout=layout)
+    n = H0.n
+    _, drives = convert_drives(as_operator(np.zeros((n, n)), layout="dense"), drives, layout=layout)
+    jumps, b_jumps = [], []
+    for k, L in enumerate(jump_ops):
+        check_same_dim(L, n, f"jump_ops[{k}]", "H")
+        op, b = as_operator_batch(L, name=f"jump_ops[{k}]", layout=layout)
+        jumps.append(op)
+        b_jumps.append(b)
+    sizes = {b for b in (b_H, *b_jumps) if b is not None}
+    if len(sizes) > 1:
+        raise ValueError(f"Batched `H` and `jump_ops` must share one batch size, got sizes {sorted(sizes)}.")
+    n_batch = sizes.pop() if sizes else None
+    names, ops = _exp_ops(exp_ops, n)
+    y0, n_states = _initial_states(state0, n, open_system)
+    problem = _Problem(
+        H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
+        n_states, open_system, save_states, diffrax.Tsit5() if solver is None else solver, float(rtol),
+        float(atol), max_steps, time_units,
+    )  # fmt: skip
+    traj = run_members(_solve_member, problem, (n_batch or 1) * n_states, batch)
+    lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())
+    return _to_dataset(traj, lead, names, ops, batch_dim, batch_coords, open_system, time_units, n_batch)
+
+
+def _is_list(state0, open_system) -> bool:
+    return isinstance(state0, list | tuple) or np.ndim(state0) == (3 if open_system else 2)
+
+
+def _exp_ops(exp_ops, n):
+    items = list(exp_ops.items()) if isinstance(exp_ops, Mapping) else [(f"e{m}", E) for m, E in enumerate(exp_ops)]
+    ops = []
+    for name, E in items:
+        check_same_dim(E, n, f"exp_ops[{name!r}]", "H")
+        ops.append(as_operator(E, name=f"exp_ops[{name!r}]"))
+    return [name for name, _ in items], ops
+
+
+def _initial_states(state0, n, open_system):
+    """Stacked split initial states, shape (m, n) or (m, n, n), and m."""
+    states = list(state0) if _is_list(state0, open_system) else [state0]
+    out = []
+    for i, s in enumerate(states):
+        s = jnp.asarray(s, dtype=complex)
+        name = ("rho0" if open_system else "psi0") + (f"[{i}]" if len(states) > 1 else "")
+        if open_system:
+            if s.ndim == 1:
+                check_ket(s, n, name)
+                s = jnp.outer(s, jnp.conj(s))
+            check_density(s, n, name)
+        else:
+            check_ket(s, n, name)
+        out.append(s)
+    stacked = jnp.stack(out)
+    return split_state(stacked, "rho" if open_system else "psi"), len(out)
+
+
+def _to_dataset(traj, lead, names, ops, batch_dim, batch_coords, open_system, time_units, n_batch) -> xr.Dataset:
+    dims = ((batch_dim,) if n_batch else ()) + (("initial_state",) if len(lead) > (1 if n_batch else 0) else ())
+    ys = {k: np.asarray(v).reshape((*lead, *np.shape(v)[1:])) for k, v in traj.ys.items()}
+    data = {}
+    if names:
+        attrs = {"units": "1", "long_name": "expectation value (units of the operator; ħ = 1)"}
+        data["expect"] = xr.Variable((*dims, "time", "observable"), ys["expect_re"], attrs)
+        if not all(is_hermitian(E) for E in ops):
+            data["expect_imag"] = xr.Variable((*dims, "time", "observable"), ys["expect_im"], attrs)
+    state_dims = ("row", "col") if open_system else ("level",)
+    for key in ("rho_re", "rho_im", "psi_re", "psi_im"):
+        if key in ys:
+            data[key] = xr.Variable((*dims, "time", *state_dims), ys[key], {"units": "1"})
+    steps = np.asarray(traj.stats["num_steps"]).reshape(lead)
+    data["num_steps"] = xr.Variable(dims, steps, {"long_name": "solver steps per member"})
+    coords = {
+        "time": ("time", np.asarray(traj.ts).reshape(-1, np.shape(traj.ts)[-1])[0], {"units": time_units}),
+    }
+    if "initial_state" in dims:
+        coords["initial_state"] = ("initial_state", np.arange(ys[next(iter(ys))].shape[len(dims) - 1]))
+    if names:
+        coords["observable"] = ("observable", np.asarray(names))
+    for key, values in (batch_coords or {}).items():
+        coords[key] = (batch_dim, np.asarray(values))
+    attrs = dict(traj.provenance)
+    attrs.update(
+        {
+            "equation": "Lindblad master equation" if open_system else "Schrodinger equation",
+            "hbar": "1",
+            "time_units": time_units,
+            "frequency_units": f"rad/{time_units} (angular frequencies)",
+        }
+    )
+    return xr.Dataset(data, coords=coords, attrs=attrs)

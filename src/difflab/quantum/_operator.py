@@ -1,0 +1,184 @@
+r"""`Operator`: a complex matrix stored as real and imaginary parts, each diagonal-sparse or dense.
+
+Users build operators as plain complex arrays (`destroy`, `sigmax`, ...); models convert them with `as_operator`,
+which picks the diagonal-sparse layout for concrete arrays with few non-zero diagonals. To keep that layout for an
+operator whose value depends on a traced parameter (a coupling `g` under `jax.grad`), convert the constant part
+first and scale it: `g * dia(H_coupling)` keeps the sparse structure, `dia(g * H_coupling)` cannot see it.
+
+Applying $A = A_r + i A_i$ to $X = X_r + i X_i$ is $(A_r X_r - A_i X_i) + i (A_r X_i + A_i X_r)$, where absent parts
+(a real Hamiltonian has $A_i = 0$) cost nothing.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Complex, Float
+
+from . import _layout
+from ._layout import AbstractRealOp, RealDense, RealDia
+
+__all__ = ["Operator", "as_operator", "dense", "dia"]
+
+
+class Operator(eqx.Module):
+    """Complex n×n operator $A = A_r + i A_i$ with each part in its own layout (see module docstring)."""
+
+    re: AbstractRealOp
+    im: AbstractRealOp
+
+    @property
+    def n(self) -> int:
+        return self.re.n
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    def apply(
+        self, xr: Float[Array, "n ..."], xi: Float[Array, "n ..."]
+    ) -> tuple[Float[Array, "n ..."], Float[Array, "n ..."]]:
+        """Real and imaginary parts of $A X$ for $X = X_r + i X_i$."""
+        if self.im.is_zero:
+            return self.re.apply(xr), self.re.apply(xi)
+        if self.re.is_zero:
+            return -self.im.apply(xi), self.im.apply(xr)
+        return self.re.apply(xr) - self.im.apply(xi), self.re.apply(xi) + self.im.apply(xr)
+
+    def dag(self) -> Operator:
+        """Hermitian conjugate $A^\\dagger = A_r^T - i A_i^T$."""
+        return Operator(self.re.transpose(), self.im.transpose().scale(-1.0))
+
+    def times_minus_i(self) -> Operator:
+        """$-iA = A_i - i A_r$ (exact, no arithmetic)."""
+        return Operator(self.im, self.re.scale(-1.0))
+
+    def to_dense(self) -> Complex[Array, "n n"]:
+        """The dense complex matrix."""
+        return self.re.to_dense() + 1j * self.im.to_dense()
+
+    def __add__(self, other: Operator) -> Operator:
+        other = as_operator(other)
+        _check_same_n(self, other)
+        return Operator(_layout.add(self.re, other.re), _layout.add(self.im, other.im))
+
+    def __sub__(self, other: Operator) -> Operator:
+        return self + (-1.0) * as_operator(other)
+
+    def __neg__(self) -> Operator:
+        return (-1.0) * self
+
+    def __mul__(self, c) -> Operator:
+        if isinstance(c, Operator):
+            raise TypeError("Use `@` to multiply two operators; `*` scales by a number.")
+        c = jnp.asarray(c)
+        if c.ndim != 0:
+            raise ValueError(f"An operator can only be scaled by a scalar, got shape {c.shape}.")
+        if not jnp.iscomplexobj(c):
+            return Operator(self.re.scale(c), self.im.scale(c))
+        a, b = jnp.real(c), jnp.imag(c)
+        re = _layout.add(self.re.scale(a), self.im.scale(-b))
+        im = _layout.add(self.im.scale(a), self.re.scale(b))
+        return Operator(re, im)
+
+    __rmul__ = __mul__
+
+    def __matmul__(self, other: Operator) -> Operator:
+        other = as_operator(other)
+        _check_same_n(self, other)
+        mm = _layout.matmul
+        re = _layout.add(mm(self.re, other.re), mm(self.im, other.im).scale(-1.0))
+        im = _layout.add(mm(self.re, other.im), mm(self.im, other.re))
+        return Operator(re, im)
+
+
+def _check_same_n(a: Operator, b: Operator) -> None:
+    if a.n != b.n:
+        raise ValueError(f"Operator dimensions do not match: {a.n}×{a.n} and {b.n}×{b.n}.")
+
+
+def _is_concrete(x) -> bool:
+    return not isinstance(x, jax.core.Tracer)
+
+
+def _check_square(x, name: str):
+    x = jnp.asarray(x)
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {x.shape}.")
+    return x
+
+
+def dia(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Operator:
+    """Diagonal-sparse `Operator` from a concrete complex array (keeps only its non-zero diagonals)."""
+    if isinstance(x, Operator):
+        return x
+    if not _is_concrete(x):
+        raise ValueError(
+            f"`{name}` is a traced array, so its sparsity cannot be read; convert the constant part with `dia` "
+            "first and scale it by the traced parameter (`g * dia(H)`)."
+        )
+    xn = np.asarray(x)
+    if xn.ndim != 2 or xn.shape[0] != xn.shape[1]:
+        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {xn.shape}.")
+    re, im = np.real(xn), np.imag(xn)
+    return Operator(
+        RealDia.from_dense(re, _layout.detect_offsets(re)),
+        RealDia.from_dense(im, _layout.detect_offsets(im)),
+    )
+
+
+def dense(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Operator:
+    """Dense `Operator` (both parts stored as full matrices; works on traced arrays)."""
+    if isinstance(x, Operator):
+        return Operator(RealDense(x.re.to_dense()), RealDense(x.im.to_dense()))
+    x = _check_square(x, name)
+    return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x)))
+
+
+def as_operator(x, *, name: str = "operator", layout: str = "auto") -> Operator:
+    """Convert an array (or `Operator`) to an `Operator`.
+
+    `layout="auto"` keeps `Operator`s as they are, stores concrete arrays diagonal-sparse when they have at most
+    `max(3, n // 4)` non-zero diagonals per part and densely otherwise, and stores traced arrays densely.
+    """
+    if layout not in ("auto", "dia", "dense"):
+        raise ValueError(f"`layout` must be 'auto', 'dia' or 'dense', got {layout!r}.")
+    if isinstance(x, Operator):
+        return x if layout != "dense" else dense(x)
+    if layout == "dense":
+        return dense(x, name=name)
+    if layout == "dia" or _is_concrete(x):
+        op = dia(x, name=name)
+        sparse_enough = max(len(op.re.offsets), len(op.im.offsets)) <= max(3, op.n // 4)
+        return op if (layout == "dia" or sparse_enough) else dense(x, name=name)
+    return dense(x, name=name)
+
+
+def as_operator_batch(x, *, name: str = "operator", layout: str = "auto") -> tuple[Operator, int | None]:
+    """Convert an operator that may carry a leading batch axis (b, n, n); returns `(operator, b or None)`.
+
+    A batched concrete array keeps the diagonal-sparse layout on the union of its members' non-zero diagonals, so
+    every member shares one structure (one compiled solve serves them all).
+    """
+    if isinstance(x, Operator):
+        return x, None
+    x = jnp.asarray(x)
+    if x.ndim == 2:
+        return as_operator(x, name=name, layout=layout), None
+    if x.ndim != 3 or x.shape[1] != x.shape[2]:
+        raise ValueError(f"`{name}` must be (n, n) or a batch (b, n, n), got shape {x.shape}.")
+    if layout == "dense" or not _is_concrete(x):
+        return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x))), x.shape[0]
+    xn = np.asarray(x)
+    parts = []
+    for part in (np.real(xn), np.imag(xn)):
+        offsets = _layout.detect_offsets(np.abs(part).max(axis=0))
+        gather = jax.vmap(lambda m, offsets=offsets: RealDia.from_dense(m, offsets).diags)
+        parts.append(RealDia(gather(jnp.asarray(part)), offsets))
+    op = Operator(*parts)
+    sparse_enough = max(len(parts[0].offsets), len(parts[1].offsets)) <= max(3, op.n // 4)
+    if layout == "auto" and not sparse_enough:
+        return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x))), x.shape[0]
+    return op, x.shape[0]
