@@ -71,3 +71,21 @@ def test_shipped_cases_are_valid():
     for name in shipped_cases():
         spec, runner = prepare_cases([name])[0]
         assert set(spec.tolerances) <= set(runner.metrics)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "match"),
+    [
+        ('model = "hodgkin_huxley/squid_axon"', 'model = "hodgkin_huxley/nope"', "field 'model': unknown model preset"),
+        ('solver = "default"', 'solver = "Euler"', "field 'simulation.solver': 'Euler' is not one of default, Tsit5"),
+        ("dt0 = 0.02", 'dt0 = "small"', "field 'simulation.dt0' must be a number"),
+        ("[protocol]", "[protocol_]", "missing field 'protocol'"),
+    ],
+)
+def test_bad_neuron_case(tmp_path, old, new, match):
+    text = shipped_cases()["hh_step_10uA"].read_text(encoding="utf-8")
+    assert old in text
+    file = tmp_path / "case.toml"
+    file.write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(CaseError, match=re.escape(str(file)) + ": " + match):
+        prepare_case(file)
