@@ -109,3 +109,21 @@ def test_failure_while_writing_leaves_no_report(tmp_path, monkeypatch):
         dv.validate([case], tmp_path / "new")
     assert not (tmp_path / "new").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_domain_validation_module_provides_kinds(tmp_path, monkeypatch):
+    """A kind "<domain>.<name>" is found in difflab.<domain>._validation.RUNNERS without registration."""
+    import importlib.machinery
+    import sys
+    import types
+
+    monkeypatch.delitem(_runner._RUNNERS, "test.relaxation")
+    module = types.ModuleType("difflab.validation._validation")
+    module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None)
+    module.RUNNERS = {"validation.relaxation": RELAXATION}
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    file = write_case(tmp_path)
+    file.write_text(file.read_text().replace('kind = "test.relaxation"', 'kind = "validation.relaxation"'))
+    spec, runner = _runner.prepare_case(file)
+    assert runner is RELAXATION
+    assert "validation.relaxation" in dv.runner_kinds()

@@ -102,7 +102,9 @@ class CaseResult:
 
 
 # kind -> Runner, or "module:attribute" naming one (imported on first use, so that
-# importing difflab.validation does not import every domain).
+# importing difflab.validation does not import every domain). Domains may instead ship a
+# ``difflab.<domain>._validation`` module with a ``RUNNERS = {kind: Runner}`` dict: a kind
+# "<domain>.<name>" is looked up there when it is not registered here.
 _RUNNERS: dict[str, Runner | str] = {
     "neuron.trace": "difflab.validation._neuron:TRACE",
     "neuron.fi_curve": "difflab.validation._neuron:FI_CURVE",
@@ -116,13 +118,24 @@ def register_runner(kind: str, runner: Runner | str) -> None:
 
 
 def runner_kinds() -> list[str]:
-    """The registered kinds."""
-    return sorted(_RUNNERS)
+    """The registered kinds, and those of every ``difflab.<domain>._validation`` module."""
+    import pkgutil
+
+    import difflab
+
+    kinds = set(_RUNNERS)
+    for info in pkgutil.iter_modules(difflab.__path__):
+        if info.ispkg:
+            kinds |= set(_domain_runners(info.name))
+    return sorted(kinds)
 
 
 def get_runner(kind: str, file: Any = "case") -> Runner:
-    """The runner for ``kind``: a registered name or a ``"module:NAME"`` path."""
+    """The runner for ``kind``: a registered name, a kind of ``difflab.<domain>._validation``
+    (``RUNNERS`` dict), or a ``"module:NAME"`` path."""
     target = _RUNNERS.get(kind, kind if ":" in kind else None)
+    if target is None and "." in kind:
+        target = _domain_runners(kind.split(".")[0]).get(kind)
     if target is None:
         raise CaseError(f"{file}: field 'kind': unknown kind {kind!r}; registered: {', '.join(runner_kinds())}")
     if isinstance(target, str):
@@ -134,6 +147,19 @@ def get_runner(kind: str, file: Any = "case") -> Runner:
     if not isinstance(target, Runner):
         raise CaseError(f"{file}: field 'kind': {kind!r} is a {type(target).__name__}, not a Runner")
     return target
+
+
+def _domain_runners(domain: str) -> dict[str, Runner]:
+    """``RUNNERS`` of ``difflab.<domain>._validation``; empty when there is no such module."""
+    import importlib.util
+
+    name = f"difflab.{domain}._validation"
+    try:
+        if importlib.util.find_spec(name) is None:
+            return {}
+    except ModuleNotFoundError:  # no package difflab.<domain>
+        return {}
+    return dict(getattr(importlib.import_module(name), "RUNNERS", {}))
 
 
 def prepare_case(file) -> tuple[CaseSpec, Runner]:
