@@ -124,6 +124,6 @@ def test_domain_validation_module_provides_kinds(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, module.__name__, module)
     file = write_case(tmp_path)
     file.write_text(file.read_text().replace('kind = "test.relaxation"', 'kind = "validation.relaxation"'))
-    spec, runner = _runner.prepare_case(file)
+    _, runner = _runner.prepare_case(file)
     assert runner is RELAXATION
     assert "validation.relaxation" in dv.runner_kinds()
