@@ -55,6 +55,10 @@ def run_trace(case: CaseSpec) -> CaseOutcome:
         ("Spike-time error per spike (model − reference); the band is the tolerance.",
          _spike_error_figure(spikes, spikes_ref, case.tolerances.get("spike_time_max_error"))),
     ]  # fmt: skip
+    if spikes_ref.size:
+        zoom = (ts >= spikes_ref[-1] - 3.0) & (ts <= spikes_ref[-1] + 4.0)
+        caption = f"Zoom on the last reference spike ({spikes_ref[-1]:.2f} ms), where timing errors are largest."
+        figures.append((caption, overlay_figure(ts[zoom], V[zoom], V_ref[zoom], xlabel="time (ms)", ylabel="V (mV)")))
     provenance = {**dict(traj.provenance), "preset": case.model, "protocol": describe_protocol(protocol)}
     return CaseOutcome(metrics, figures, provenance | _reference_provenance(ref))
 
