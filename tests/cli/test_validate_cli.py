@@ -72,3 +72,27 @@ def test_list_shows_the_shipped_cases():
     result = runner.invoke(app, ["validate", "--list"])
     assert result.exit_code == 0
     assert "hh_step_10uA" in result.output and "neuron.fi_curve" in result.output
+
+
+def test_altered_shipped_dataset_is_refused_before_running(tmp_path, monkeypatch):
+    import shutil
+
+    import difflab.datasets
+    from difflab.datasets import _registry
+
+    root = tmp_path / "datasets"
+    shutil.copytree(difflab.datasets.path("hh/hh_step_10uA").parent, root / "hh")
+    monkeypatch.setattr(_registry, "resource_dir", lambda kind: root)
+    with open(root / "hh" / "hh_step_10uA.nc", "r+b") as fh:
+        fh.seek(-10, 2)
+        fh.write(b"0123456789")
+    result = _invoke("hh_step_10uA", "--out", tmp_path / "r")
+    assert result.exit_code == 2
+    assert "field 'dataset': dataset 'hh/hh_step_10uA' is corrupt or altered" in result.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_progress_bar_goes_to_stderr(tmp_path):
+    result = runner.invoke(app, ["validate", str(write_case(tmp_path)), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "1/1" in result.stderr
