@@ -10,6 +10,8 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
+from . import datasets as datasets  # noqa: E402
+from . import io as io  # noqa: E402
 from ._io import DataFileError as DataFileError  # noqa: E402
 from ._io import read_netcdf as read_netcdf  # noqa: E402
 from ._io import write_netcdf as write_netcdf  # noqa: E402

@@ -60,8 +60,11 @@ class Trajectory(eqx.Module):
             raise ValueError("members have different save times; convert them one by one")
         info = {v.name: v for v in self.variables}
         data_vars = {}
-        for name, value in self.ys.items():
-            arr = np.asarray(value)
+        # JAX sorts dict keys; list the variables in the model's declared order instead.
+        order = [v.name for v in self.variables if v.name in self.ys]
+        order += sorted(set(self.ys) - set(order))
+        for name in order:
+            arr = np.asarray(self.ys[name])
             extra = tuple(f"{name}_dim{k}" for k in range(arr.ndim - len(lead)))
             meta = info.get(name, StateInfo(name, "1", name))
             data_vars[name] = xr.Variable(lead + extra, arr, {"units": meta.units, "long_name": meta.long_name})
