@@ -22,14 +22,13 @@ import numpy as np
 import xarray as xr
 
 from .._errors import check_finite, check_increasing
-from .._simulate import DEFAULT_MAX_STEPS
 from ._batch import run_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim, is_hermitian
-from ._hamiltonian import convert_drives
+from ._hamiltonian import convert_drives, max_step
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator, as_operator_batch
 from ._schrodinger import SchrodingerModel, split_state
-from ._solve import solve_model
+from ._solve import DEFAULT_MAX_STEPS, solve_model
 
 __all__ = ["mesolve", "sesolve"]
 
@@ -52,6 +51,7 @@ class _Problem(eqx.Module):
     rtol: float = eqx.field(static=True)
     atol: float = eqx.field(static=True)
     max_steps: int | None = eqx.field(static=True)
+    dtmax: float | None = eqx.field(static=True)
     time_units: str = eqx.field(static=True)
 
 
@@ -78,6 +78,7 @@ def _solve_member(problem: _Problem, index):
         rtol=problem.rtol,
         atol=problem.atol,
         max_steps=problem.max_steps,
+        dtmax=problem.dtmax,
     )
 
 
@@ -194,7 +195,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
         n_states, open_system, save_states, diffrax.Tsit5() if solver is None else solver, float(rtol),
-        float(atol), max_steps, time_units,
+        float(atol), max_steps, max_step(drives), time_units,
     )  # fmt: skip
     traj = run_members(_solve_member, problem, (n_batch or 1) * n_states, batch)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from .._model import StateInfo
-from .._simulate import DEFAULT_MAX_STEPS, simulate
+from .._simulate import simulate
 from .._trajectory import Trajectory
 from ._hamiltonian import max_step
 from ._lindblad import LindbladModel
@@ -22,14 +22,22 @@ from ._observables import expect_state
 from ._operator import Operator, as_operator
 from ._schrodinger import SchrodingerModel
 
-__all__ = ["controller_for", "solve_model"]
+__all__ = ["DEFAULT_MAX_STEPS", "controller_for", "solve_model"]
+
+#: Default bound on solver steps: enough for rtol = atol = 1e-10 over ~100 oscillations; raise it for longer runs.
+#: (Reverse-mode checkpointing and compile time grow with it.)
+DEFAULT_MAX_STEPS = 16_384
 
 QuantumModel = SchrodingerModel | LindbladModel
 
 
-def controller_for(model: QuantumModel, rtol: float, atol: float) -> diffrax.PIDController:
-    """PID step-size control with `rtol`, `atol` and the maximum step set by the model's shortest pulse feature."""
-    return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(model.drives))
+def controller_for(model: QuantumModel, rtol: float, atol: float, dtmax: float | None = None) -> diffrax.PIDController:
+    """PID step-size control with `rtol`, `atol` and a maximum step: `dtmax`, or half the shortest pulse feature.
+
+    The pulse features are read from concrete protocol values; when the protocols are traced (inside `jax.jit`),
+    compute `max_step(model.drives)` outside and pass it as `dtmax`.
+    """
+    return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(model.drives) if dtmax is None else dtmax)
 
 
 def solve_model(
@@ -42,6 +50,7 @@ def solve_model(
     solver: diffrax.AbstractSolver | None = None,
     rtol: float = 1e-6,
     atol: float = 1e-8,
+    dtmax: float | None = None,
     adjoint: diffrax.AbstractAdjoint | None = None,
     max_steps: int | None = DEFAULT_MAX_STEPS,
     throw: bool = True,
@@ -50,7 +59,8 @@ def solve_model(
 
     Returns a `difflab.Trajectory` whose `ys` holds `expect_re` and `expect_im` (time, observable) and, with
     `save_states`, the state parts (`psi_re`/`psi_im` or `rho_re`/`rho_im`). Default solver Tsit5, PID step control
-    at `rtol`/`atol`, maximum step half the shortest drive feature; time in the model's `time_units`.
+    at `rtol`/`atol`, maximum step `dtmax` (default: half the shortest drive feature, see `controller_for`); time
+    in the model's `time_units`.
     """
     ops = tuple(as_operator(E, name=f"exp_ops[{m}]") for m, E in enumerate(exp_ops))
     state_names = tuple(s.name for s in model.states) if save_states else ()
@@ -73,7 +83,7 @@ def solve_model(
         ts,
         y0=y0,
         solver=diffrax.Tsit5() if solver is None else solver,
-        stepsize_controller=controller_for(model, rtol, atol),
+        stepsize_controller=controller_for(model, rtol, atol, dtmax),
         adjoint=adjoint,
         max_steps=max_steps,
         throw=throw,

@@ -1,0 +1,50 @@
+"""Bad input raises clear errors that name the argument."""
+
+import numpy as np
+import pytest
+
+import difflab.quantum as q
+
+TS = np.linspace(0.0, 1.0, 3)
+
+
+def test_non_hermitian_hamiltonian():
+    with pytest.raises(ValueError, match=r"`H` must be Hermitian"):
+        q.mesolve(q.sigmam(), q.basis(2, 0), TS)
+    with pytest.raises(ValueError, match=r"`H0` must be Hermitian"):
+        q.SchrodingerModel(q.sigmap())
+
+
+def test_non_hermitian_drive_operator():
+    with pytest.raises(ValueError, match=r"`drives\[0\].operator` must be Hermitian"):
+        q.LindbladModel(q.sigmaz(), [q.Drive(1.0, q.sigmam())])
+
+
+def test_state_of_wrong_dimension():
+    with pytest.raises(ValueError, match=r"`psi0` must be a state vector of dimension 2"):
+        q.sesolve(q.sigmaz(), q.basis(3, 0), TS)
+    with pytest.raises(ValueError, match=r"`rho0` must be a density matrix of dimension 4"):
+        q.mesolve(q.tensor(q.sigmaz(), q.sigmaz()), q.ket2dm(q.basis(2, 0)), TS)
+
+
+def test_density_matrix_trace():
+    with pytest.raises(ValueError, match=r"`rho0` must have trace 1; got trace 2"):
+        q.mesolve(q.sigmaz(), 2 * q.ket2dm(q.basis(2, 0)), TS)
+    with pytest.raises(ValueError, match=r"`psi0` must have unit norm"):
+        q.sesolve(q.sigmaz(), 2 * q.basis(2, 0), TS)
+
+
+def test_mismatched_operator_dimensions():
+    with pytest.raises(ValueError, match=r"`jump_ops\[0\]` has shape \(3, 3\) but `H` acts on dimension 2"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, jump_ops=[q.destroy(3)])
+    with pytest.raises(ValueError, match=r"`exp_ops\['n'\]` has shape \(3, 3\)"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, exp_ops={"n": q.number(3)})
+    with pytest.raises(ValueError, match=r"`drives\[0\].operator` has shape \(3, 3\) but `H0`"):
+        q.SchrodingerModel(q.sigmaz(), [q.Drive(1.0, q.number(3))])
+
+
+def test_bad_time_grid_and_batch_mode():
+    with pytest.raises(ValueError, match="ts must be strictly increasing"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), np.array([0.0, 1.0, 0.5]))
+    with pytest.raises(ValueError, match="`batch` must be one of"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, batch="pool")
