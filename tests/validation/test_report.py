@@ -127,3 +127,21 @@ def test_domain_validation_module_provides_kinds(tmp_path, monkeypatch):
     _, runner = _runner.prepare_case(file)
     assert runner is RELAXATION
     assert "validation.relaxation" in dv.runner_kinds()
+
+
+def test_a_broken_figure_does_not_cost_the_report(tmp_path, monkeypatch):
+    class Broken:
+        def savefig(self, *args, **kwargs):
+            raise ValueError("no canvas")
+
+    def run(case):
+        outcome = RELAXATION.run(case)
+        outcome.figures.append(("broken", Broken()))
+        outcome.provenance["steps"] = 12  # not a string: written as one
+        return outcome
+
+    monkeypatch.setitem(_runner._RUNNERS, "test.relaxation", dv.Runner(run, RELAXATION.metrics, {"protocol": dict}))
+    results, out = dv.validate([str(write_case(tmp_path))], tmp_path / "r")
+    assert results[0].status == "passed"
+    assert "figure could not be drawn: ValueError: no canvas" in (out / "index.html").read_text()
+    assert json.loads((out / "summary.json").read_text())["cases"][0]["provenance"]["steps"] == "12"

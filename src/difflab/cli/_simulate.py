@@ -109,9 +109,11 @@ def _run(model, drive, ts, preset):
     from .._simulate import simulate as run
     from ..validation._protocols import describe_protocol
 
-    ds = run(model, drive, ts).to_xarray()
+    traj = run(model, drive, ts)
+    ds = traj.to_xarray()
     ds.attrs |= {"preset": preset, "protocol": describe_protocol(drive)}
-    return ds
+    order = [v.name for v in traj.variables if v.name in ds.data_vars]
+    return ds[order + [k for k in ds.data_vars if k not in order]]
 
 
 def _summary(ds) -> list[str]:
@@ -121,6 +123,7 @@ def _summary(ds) -> list[str]:
         if var.dims == ("time",) and np.issubdtype(var.dtype, np.floating):
             v = var.values
             units = var.attrs.get("units", "")
+            units = "" if units == "1" else units  # dimensionless
             lines.append(f"  {name}: min {v.min():.4g}, max {v.max():.4g}, final {v[-1]:.4g} {units}".rstrip())
     if "V" in ds and ds["V"].attrs.get("units") == "mV":
         from ..neuron import spike_times

@@ -77,13 +77,19 @@ def _case_section(r: CaseResult) -> str:
         parts.append(f"<p class='error'>The case did not run to completion:</p><pre>{escape(r.error)}</pre>")
     if r.outcome is not None:
         parts.append(_metric_table(r.outcome.metrics))
-        for caption, fig in r.outcome.figures:
-            img = f'<img alt="{escape(caption)}" src="data:image/png;base64,{png_base64(fig)}">'
-            parts.append(f"<figure>{img}<figcaption>{escape(caption)}</figcaption></figure>")
+        parts += [_figure(caption, fig) for caption, fig in r.outcome.figures]
     provenance = {"dataset": case.dataset, "dataset_sha256": r.dataset_sha256}
     provenance |= r.outcome.provenance if r.outcome else {}
     parts += ["<h3>Provenance</h3>", _key_value_table(provenance)]
     return "\n".join(parts)
+
+
+def _figure(caption: str, fig) -> str:
+    try:
+        img = f'<img alt="{escape(caption)}" src="data:image/png;base64,{png_base64(fig)}">'
+    except Exception as err:  # one broken figure must not cost the whole report
+        img = f"<pre>figure could not be drawn: {escape(type(err).__name__)}: {escape(str(err))}</pre>"
+    return f"<figure>{img}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
 def _metric_table(metrics: list[MetricResult]) -> str:

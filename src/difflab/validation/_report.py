@@ -126,7 +126,7 @@ def _case_summary(result: CaseResult) -> dict:
             }
             for m in (outcome.metrics if outcome else [])
         ],
-        "provenance": outcome.provenance if outcome else {},
+        "provenance": {str(k): str(v) for k, v in (outcome.provenance if outcome else {}).items()},
     }
 
 
