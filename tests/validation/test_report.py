@@ -81,9 +81,14 @@ def test_report_replaces_a_previous_report_only(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
-    with pytest.raises(dv.ReportError, match="holds other files and is not a difflab report"):
+    with pytest.raises(dv.ReportError, match="holds files other than a difflab report"):
         dv.validate([case], mine)
     assert (mine / "notes.txt").read_text() == "keep me"
+
+    (out / "notes.txt").write_text("added to a report by hand")
+    with pytest.raises(dv.ReportError, match="holds files other than a difflab report"):
+        dv.validate([case], out)
+    assert (out / "notes.txt").exists()
 
     file = tmp_path / "file.txt"
     file.write_text("keep me")

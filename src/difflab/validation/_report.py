@@ -19,6 +19,8 @@ from ._provenance import checkout_root
 from ._runner import CaseResult
 
 GENERATOR = "difflab validate"
+# What a report folder may hold: the report, and the PNG that scripts/render_report.sh writes.
+_REPORT_FILES = {"index.html", "summary.json", "screenshot.png"}
 SCHEMA_VERSION = 1
 
 
@@ -44,7 +46,7 @@ def check_report_dir(out: str | os.PathLike) -> Path:
         raise ReportError(f"--out {str(out)!r} is a file, not a folder; choose another path")
     if out.is_dir() and any(out.iterdir()) and not _is_report(out):
         raise ReportError(
-            f"--out {str(out)!r} is a folder that holds other files and is not a difflab report; "
+            f"--out {str(out)!r} is a folder that holds files other than a difflab report; "
             "refusing to replace it (choose an empty or new folder)"
         )
     if out.parent.exists() and not out.parent.is_dir():
@@ -95,6 +97,9 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
 
 
 def _is_report(folder: Path) -> bool:
+    """A folder that ``difflab validate`` wrote and that holds nothing else (no user files)."""
+    if any(p.name not in _REPORT_FILES for p in folder.iterdir()):
+        return False
     try:
         data = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
