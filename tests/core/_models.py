@@ -14,8 +14,8 @@ class Relaxation(difflab.AbstractModel):
     time_units = "ms"
 
     def __init__(self, tau=2.0, y_init=1.0):
-        self.tau = jnp.asarray(tau, dtype=float)
-        self.y_init = jnp.asarray(y_init, dtype=float)
+        self.tau = jnp.asarray(tau, dtype=jnp.result_type(tau, float))
+        self.y_init = jnp.asarray(y_init, dtype=jnp.result_type(y_init, float))
 
     def vector_field(self, t, y, args):
         u = 0.0 if args is None else args(t)
