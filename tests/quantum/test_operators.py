@@ -60,7 +60,7 @@ def test_operator_algebra_matches_dense(layouts):
     np.testing.assert_allclose(a.dag().to_dense(), A.conj().T, atol=0)
     np.testing.assert_allclose((a + b).to_dense(), A + B, atol=0)
     np.testing.assert_allclose((a * (0.5 - 2j)).to_dense(), A * (0.5 - 2j), atol=1e-15)
-    re, im = a.apply(jnp.real(X), jnp.imag(X))
+    re, im = a.apply(jnp.stack([jnp.real(X), jnp.imag(X)]))
     np.testing.assert_allclose(re + 1j * im, A @ X, atol=1e-13)
 
 

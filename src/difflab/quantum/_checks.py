@@ -5,9 +5,11 @@ Checks run only on concrete values; traced values (inside `jax.jit` or `jax.grad
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from .._errors import is_concrete
+from ._layout import RealDense
 from ._operator import Operator
 
 __all__ = ["check_density", "check_hermitian", "check_ket", "check_same_dim"]
@@ -18,20 +20,29 @@ NORM_ATOL = 1e-8
 
 
 def _dense(x) -> np.ndarray | None:
+    """`x` as a NumPy array, or None when it is traced."""
     if isinstance(x, Operator):
-        leaves = [x.re, x.im]
-        if not all(is_concrete(leaf) for leaf in _leaves(leaves)):
+        leaves = jax.tree_util.tree_leaves(x)
+        if not all(is_concrete(leaf) for leaf in leaves):
             return None
-        return np.asarray(x.to_dense())
+        return _operator_to_numpy(x)
     if not is_concrete(x):
         return None
     return np.asarray(x)
 
 
-def _leaves(tree):
-    import jax
+def _operator_to_numpy(op: Operator) -> np.ndarray:
+    def part(p):
+        if isinstance(p, RealDense):
+            return np.asarray(p.matrix)
+        out = np.zeros((*np.shape(p.diags)[:-2], p.n, p.n))
+        diags = np.asarray(p.diags)
+        for j, k in enumerate(p.offsets):
+            rows = np.arange(max(0, -k), min(p.n, p.n - k))
+            out[..., rows, rows + k] = diags[..., j, rows]
+        return out
 
-    return jax.tree_util.tree_leaves(tree)
+    return part(op.re) + 1j * part(op.im)
 
 
 def check_hermitian(x, name: str) -> None:

@@ -27,7 +27,7 @@ __all__ = ["AbstractRealOp", "RealDense", "RealDia", "detect_offsets", "zero_op"
 
 
 class AbstractRealOp(eqx.Module):
-    """A real n×n matrix acting on arrays of shape (n, ...) from the left."""
+    """A real n×n matrix acting from the left on stacks of arrays, shape (parts, n, ...)."""
 
     @property
     @abc.abstractmethod
@@ -38,8 +38,8 @@ class AbstractRealOp(eqx.Module):
     def is_zero(self) -> bool: ...
 
     @abc.abstractmethod
-    def apply(self, x: Float[Array, "n ..."]) -> Float[Array, "n ..."]:
-        """Return `A @ x` (contraction over the first axis of `x`)."""
+    def apply(self, x: Float[Array, "parts n ..."]) -> Float[Array, "parts n ..."]:
+        """Return `A @ x[p]` for every leading index `p` (contraction over axis 1 of `x`)."""
 
     @abc.abstractmethod
     def transpose(self) -> AbstractRealOp: ...
@@ -96,14 +96,14 @@ class RealDia(AbstractRealOp):
         if self.is_zero:
             return jnp.zeros_like(x)
         lo, hi = max(0, -min(self.offsets)), max(0, max(self.offsets))
-        pad = [(lo, hi)] + [(0, 0)] * (x.ndim - 1)
-        xp = jnp.pad(x, pad)
+        pad = [(0, 0), (lo, hi)] + [(0, 0)] * (x.ndim - 2)
+        xp = jnp.pad(x, pad) if lo or hi else x
         n = self.n
-        extra = (slice(None),) + (None,) * (x.ndim - 1)
-        terms = [self.diags[j][extra] * xp[lo + k : lo + k + n] for j, k in enumerate(self.offsets)]
-        out = terms[0]
-        for term in terms[1:]:
-            out = out + term
+        extra = (None, slice(None)) + (None,) * (x.ndim - 2)
+        out = None
+        for j, k in enumerate(self.offsets):
+            term = self.diags[j][extra] * xp[:, lo + k : lo + k + n]
+            out = term if out is None else out + term
         return out
 
     def transpose(self) -> RealDia:
@@ -136,7 +136,7 @@ class RealDense(AbstractRealOp):
         return False
 
     def apply(self, x):
-        return jnp.tensordot(self.matrix, x, axes=1)
+        return jnp.moveaxis(jnp.tensordot(self.matrix, x, axes=(1, 1)), 0, 1)
 
     def transpose(self) -> RealDense:
         return RealDense(self.matrix.T)

@@ -8,8 +8,8 @@ $$ \frac{d\rho}{dt} = -i[H(t), \rho] + \sum_k \Big(L_k \rho L_k^\dagger - \tfrac
 $$ \frac{d\rho}{dt} = G\rho + (G\rho)^\dagger + \sum_k L_k\,(L_k\rho)^\dagger, $$
 
 three left multiplications by diagonal-sparse operators per jump operator, on the real and imaginary parts of
-$\rho$ stored separately (`rho_re`, `rho_im`). Reference: Breuer & Petruccione, *The Theory of Open Quantum Systems*,
-§3.2; Lindblad, Commun. Math. Phys. 48, 119 (1976).
+$\rho$ stacked in one real array `rho` of shape (2, n, n). Reference: Breuer & Petruccione, *The Theory of Open
+Quantum Systems*, §3.2; Lindblad, Commun. Math. Phys. 48, 119 (1976).
 """
 
 from __future__ import annotations
@@ -47,10 +47,7 @@ class LindbladModel(AbstractModel):
     jump_ops: tuple[Operator, ...]
     y0: dict[str, Array]
     time_units: str = eqx.field(static=True)
-    states = (
-        StateInfo("rho_re", "1", "real part of the density matrix"),
-        StateInfo("rho_im", "1", "imaginary part of the density matrix"),
-    )
+    states = (StateInfo("rho", "1", "density matrix as [real part, imaginary part]"),)
 
     def __init__(
         self,
@@ -89,20 +86,23 @@ class LindbladModel(AbstractModel):
         G = self.hamiltonian(t, args).times_minus_i()
         for L in self.jump_ops:
             G = G + (-0.5) * (L.dag() @ L)
-        R, I = y["rho_re"], y["rho_im"]
-        ar, ai = G.apply(R, I)
-        dr, di = ar + ar.T, ai - ai.T
+        x = y["rho"]
+        a = G.apply(x)
+        out = a + _dag(a)
         for L in self.jump_ops:
-            br, bi = L.apply(R, I)
-            cr, ci = L.apply(br.T, -bi.T)
-            dr, di = dr + cr, di + ci
-        return {"rho_re": dr, "rho_im": di}
+            out = out + L.apply(_dag(L.apply(x)))
+        return {"rho": out}
 
     def initial_state(self) -> dict[str, Array]:
         return dict(self.y0)
 
     def default_stepsize_controller(self):
         return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
+
+
+def _dag(x: Array) -> Array:
+    """Conjugate transpose of a matrix stacked as [real, imaginary] parts."""
+    return jnp.stack([x[0].T, -x[1].T])
 
 
 def as_density(rho0, n: int, name: str = "rho0") -> Complex[Array, "n n"]:

@@ -108,7 +108,7 @@ def sesolve(
         ts: save times (strictly increasing, `time_units`); the solve starts at `ts[0]`.
         drives: `Drive(protocol, operator)` terms.
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
-        save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`).
+        save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
         batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
         batch: "map" (default, sequential), "threads" (one member per CPU core), "vmap".
         solver, rtol, atol, max_steps: integration settings (default Tsit5, 1e-6, 1e-8).
@@ -220,17 +220,17 @@ def _initial_states(state0, n, open_system):
     states = list(state0) if _is_list(state0, open_system) else [state0]
     out = []
     for i, s in enumerate(states):
-        s = jnp.asarray(s, dtype=complex)
+        s = np.asarray(s, dtype=complex)
         name = ("rho0" if open_system else "psi0") + (f"[{i}]" if len(states) > 1 else "")
         if open_system:
             if s.ndim == 1:
                 check_ket(s, n, name)
-                s = jnp.outer(s, jnp.conj(s))
+                s = np.outer(s, np.conj(s))
             check_density(s, n, name)
         else:
             check_ket(s, n, name)
         out.append(s)
-    stacked = jnp.stack(out)
+    stacked = np.stack(out)
     return split_state(stacked, "rho" if open_system else "psi"), len(out)
 
 
@@ -244,9 +244,13 @@ def _to_dataset(traj, lead, names, ops, batch_dim, batch_coords, open_system, ti
         if not all(is_hermitian(E) for E in ops):
             data["expect_imag"] = xr.Variable((*dims, "time", "observable"), ys["expect_im"], attrs)
     state_dims = ("row", "col") if open_system else ("level",)
-    for key in ("rho_re", "rho_im", "psi_re", "psi_im"):
+    for key in ("rho", "psi"):
         if key in ys:
-            data[key] = xr.Variable((*dims, "time", *state_dims), ys[key], {"units": "1"})
+            for part, index in (("re", 0), ("im", 1)):
+                values = np.take(ys[key], index, axis=len(dims) + 1)
+                long_name = f"{'real' if part == 're' else 'imaginary'} part of the state"
+                attrs = {"units": "1", "long_name": long_name}
+                data[f"{key}_{part}"] = xr.Variable((*dims, "time", *state_dims), values, attrs)
     steps = np.asarray(traj.stats["num_steps"]).reshape(lead)
     data["num_steps"] = xr.Variable(dims, steps, {"long_name": "solver steps per member"})
     coords = {

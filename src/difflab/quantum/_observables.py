@@ -7,27 +7,26 @@ Both cost one application of $E$ (a few multiply-adds per stored diagonal).
 from __future__ import annotations
 
 import jax.numpy as jnp
-from jaxtyping import Array, Complex, Float
+from jaxtyping import Array, Float
 
 from ._operator import Operator
 
 __all__ = ["expect_dm", "expect_ket", "expect_state"]
 
 
-def expect_ket(E: Operator, xr: Float[Array, " n"], xi: Float[Array, " n"]) -> Complex[Array, ""]:
-    r"""$\langle\psi|E|\psi\rangle$ for $\psi = x_r + i x_i$."""
-    vr, vi = E.apply(xr, xi)
-    return jnp.vdot(xr, vr) + jnp.vdot(xi, vi) + 1j * (jnp.vdot(xr, vi) - jnp.vdot(xi, vr))
+def expect_ket(E: Operator, x: Float[Array, "2 n"]) -> Float[Array, "2"]:
+    r"""$[\mathrm{Re}, \mathrm{Im}]\,\langle\psi|E|\psi\rangle$ for $\psi$ stacked as `x = [Re ψ, Im ψ]`."""
+    v = E.apply(x)
+    return jnp.stack([jnp.vdot(x[0], v[0]) + jnp.vdot(x[1], v[1]), jnp.vdot(x[0], v[1]) - jnp.vdot(x[1], v[0])])
 
 
-def expect_dm(E: Operator, R: Float[Array, "n n"], I: Float[Array, "n n"]) -> Complex[Array, ""]:
-    r"""$\mathrm{tr}(E\rho)$ for $\rho = R + iI$."""
-    mr, mi = E.apply(R, I)
-    return jnp.trace(mr) + 1j * jnp.trace(mi)
+def expect_dm(E: Operator, x: Float[Array, "2 n n"]) -> Float[Array, "2"]:
+    r"""$[\mathrm{Re}, \mathrm{Im}]\,\mathrm{tr}(E\rho)$ for $\rho$ stacked as `x = [Re ρ, Im ρ]`."""
+    return jnp.trace(E.apply(x), axis1=1, axis2=2)
 
 
-def expect_state(E: Operator, y: dict[str, Array]) -> Complex[Array, ""]:
-    """Expectation value of `E` in a model state (`psi_re/psi_im` or `rho_re/rho_im`)."""
-    if "psi_re" in y:
-        return expect_ket(E, y["psi_re"], y["psi_im"])
-    return expect_dm(E, y["rho_re"], y["rho_im"])
+def expect_state(E: Operator, y: dict[str, Array]) -> Float[Array, "2"]:
+    """Real and imaginary parts of the expectation value of `E` in a model state (`psi` or `rho`)."""
+    if "psi" in y:
+        return expect_ket(E, y["psi"])
+    return expect_dm(E, y["rho"])

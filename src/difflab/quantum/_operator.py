@@ -5,8 +5,9 @@ which picks the diagonal-sparse layout for concrete arrays with few non-zero dia
 operator whose value depends on a traced parameter (a coupling `g` under `jax.grad`), convert the constant part
 first and scale it: `g * dia(H_coupling)` keeps the sparse structure, `dia(g * H_coupling)` cannot see it.
 
-Applying $A = A_r + i A_i$ to $X = X_r + i X_i$ is $(A_r X_r - A_i X_i) + i (A_r X_i + A_i X_r)$, where absent parts
-(a real Hamiltonian has $A_i = 0$) cost nothing.
+States are stacked real arrays `[Re X, Im X]` (one array, so the solver handles one leaf). Applying
+$A = A_r + i A_i$ gives $(A_r X_r - A_i X_i) + i (A_r X_i + A_i X_r)$, where absent parts (a real Hamiltonian has
+$A_i = 0$) cost nothing.
 """
 
 from __future__ import annotations
@@ -37,15 +38,15 @@ class Operator(eqx.Module):
     def shape(self) -> tuple[int, int]:
         return (self.n, self.n)
 
-    def apply(
-        self, xr: Float[Array, "n ..."], xi: Float[Array, "n ..."]
-    ) -> tuple[Float[Array, "n ..."], Float[Array, "n ..."]]:
-        """Real and imaginary parts of $A X$ for $X = X_r + i X_i$."""
+    def apply(self, x: Float[Array, "2 n ..."]) -> Float[Array, "2 n ..."]:
+        """$A X$ for $X$ stacked as `x = [Re X, Im X]`, returned stacked the same way."""
         if self.im.is_zero:
-            return self.re.apply(xr), self.re.apply(xi)
+            return self.re.apply(x)
+        y = self.im.apply(x)
+        rotated = jnp.stack([-y[1], y[0]])  # i A_i X
         if self.re.is_zero:
-            return -self.im.apply(xi), self.im.apply(xr)
-        return self.re.apply(xr) - self.im.apply(xi), self.re.apply(xi) + self.im.apply(xr)
+            return rotated
+        return self.re.apply(x) + rotated
 
     def dag(self) -> Operator:
         """Hermitian conjugate $A^\\dagger = A_r^T - i A_i^T$."""

@@ -3,9 +3,9 @@ r"""`SchrodingerModel`: closed-system evolution of a state vector.
 $$ i\,\frac{d\psi}{dt} = H(t)\,\psi, \qquad H(t) = H_0 + \sum_j u_j(t)\,H_j \quad (\hbar = 1), $$
 
 with time in the model's `time_units` (ns or µs) and $H$ in rad per time unit. The state is stored as its real and
-imaginary parts (`psi_re`, `psi_im`), so the solver works on real arrays and $-iH\psi$ costs a few real
-multiply-adds per stored diagonal of $H$ (see `Operator`). Reference: Nielsen & Chuang, *Quantum Computation and
-Quantum Information*, §2.2.2.
+imaginary parts stacked in one real array `psi` of shape (2, n), so the solver works on real arrays and $-iH\psi$
+costs a few real multiply-adds per stored diagonal of $H$ (see `Operator`). Reference: Nielsen & Chuang, *Quantum
+Computation and Quantum Information*, §2.2.2.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from __future__ import annotations
 import diffrax
 import equinox as eqx
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, ArrayLike, Complex
 
+from .._errors import is_concrete
 from .._model import AbstractModel, StateInfo
 from ._checks import check_ket
 from ._drives import Controls, Drive
@@ -39,10 +41,7 @@ class SchrodingerModel(AbstractModel):
     drives: tuple[Drive, ...]
     y0: dict[str, Array]
     time_units: str = eqx.field(static=True)
-    states = (
-        StateInfo("psi_re", "1", "real part of the state vector"),
-        StateInfo("psi_im", "1", "imaginary part of the state vector"),
-    )
+    states = (StateInfo("psi", "1", "state vector as [real part, imaginary part]"),)
 
     def __init__(
         self,
@@ -76,8 +75,7 @@ class SchrodingerModel(AbstractModel):
 
     def vector_field(self, t, y, args):
         generator = self.hamiltonian(t, args).times_minus_i()
-        dr, di = generator.apply(y["psi_re"], y["psi_im"])
-        return {"psi_re": dr, "psi_im": di}
+        return {"psi": generator.apply(y["psi"])}
 
     def initial_state(self) -> dict[str, Array]:
         return dict(self.y0)
@@ -86,7 +84,9 @@ class SchrodingerModel(AbstractModel):
         return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
 
 
-def split_state(x: Complex[ArrayLike, "..."], prefix: str = "psi") -> dict[str, Array]:
-    """`{prefix_re, prefix_im}` real arrays of a complex state (complex arrays never reach the solver)."""
-    x = jnp.asarray(x, dtype=complex)
-    return {f"{prefix}_re": jnp.real(x), f"{prefix}_im": jnp.imag(x)}
+def split_state(x: Complex[ArrayLike, "..."], name: str = "psi") -> dict[str, Array]:
+    """`{name: [Re x, Im x]}` (stacked on a new axis after any batch axes; complex arrays never reach the solver)."""
+    x = np.asarray(x) if is_concrete(x) else x
+    xp = np if isinstance(x, np.ndarray) else jnp
+    batch = xp.ndim(x) - (1 if name == "psi" else 2)
+    return {name: jnp.asarray(xp.stack([xp.real(x), xp.imag(x)], axis=batch)).astype(float)}

@@ -58,7 +58,8 @@ def solve_model(
     r"""Evolve `model` over `ts` and save $\langle E_m\rangle(t)$ (and the states if `save_states`).
 
     Returns a `difflab.Trajectory` whose `ys` holds `expect_re` and `expect_im` (time, observable) and, with
-    `save_states`, the state parts (`psi_re`/`psi_im` or `rho_re`/`rho_im`). Default solver Tsit5, PID step control
+    `save_states`, the state (`psi`, shape (time, 2, n), or `rho`, (time, 2, n, n): [real, imaginary]
+    parts). Default solver Tsit5, PID step control
     at `rtol`/`atol`, maximum step `dtmax` (default: half the shortest drive feature, see `controller_for`); time
     in the model's `time_units`.
     """
@@ -68,8 +69,8 @@ def solve_model(
     def observe(t, y, args):
         out = {name: y[name] for name in state_names}
         if ops:
-            values = jnp.stack([expect_state(E, y) for E in ops])
-            out["expect_re"], out["expect_im"] = jnp.real(values), jnp.imag(values)
+            values = jnp.stack([expect_state(E, y) for E in ops], axis=1)
+            out["expect_re"], out["expect_im"] = values[0], values[1]
         return out
 
     info = (
