@@ -41,7 +41,7 @@ def calibrate(
     loss: Any = "mse",
     optimizer: Any = None,
     steps: int = 100,
-    starts: int = 1,
+    starts: int | Mapping[str, ArrayLike] = 1,
     key: PRNGKeyArray | None = None,
     ts: ArrayLike | None = None,
     variables: list[str] | None = None,
@@ -77,9 +77,11 @@ def calibrate(
             least-squares solver or any optax ``GradientTransformation``.
         steps: total number of optimiser steps (a resumed fit continues up to this number;
             least-squares solvers stop early once every member has converged).
-        starts: initial guesses per recording; the first is the model's own values, the
-            others are drawn inside each transform's domain (``Bounded``: uniform in
-            ``[lo, hi]``; ``Positive``/``Log``: log-uniform within a factor 2).
+        starts: number of initial guesses per recording; the first is the model's own
+            values, the others are drawn inside each transform's domain (``Bounded``: uniform
+            in ``[lo, hi]``; ``Positive``/``Log``: log-uniform within a factor 2). Or a dict
+            ``{name: values}`` giving every start explicitly (physical units, one entry per
+            start, same length for all fitted names).
         key: random key for the extra starts (required when ``starts > 1``).
         ts: simulation save times. ``None``: the data times. Otherwise the simulation is
             linearly interpolated onto the data times, which must lie inside ``ts``.
@@ -102,9 +104,12 @@ def calibrate(
     available = list(variables or []) if observe is not None else [s.name for s in model.states]
     fit = as_fit_data(data, available, variables)
     sim_ts, interpolate = _time_grid(ts, fit.ts)
+    explicit = None
+    if isinstance(starts, Mapping):
+        explicit, starts = _explicit_starts(starts, transforms)
     if steps < 0 or starts < 1:
         raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
-    if starts > 1 and key is None:
+    if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
     checkpoint = _check_checkpoint(checkpoint, resume)
     loss_fn = as_loss(loss, fit.ts)
@@ -122,7 +127,7 @@ def calibrate(
         observe=observe,
     )
     members = _members(protocol, fit, starts)
-    theta = _initial_theta(problem, fit.n_recordings, starts, key)
+    theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     carry = _init(adapter, problem, theta, members)
     history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
     meta = _meta(model, problem, adapter, fit, starts)
@@ -190,14 +195,31 @@ def _members(protocol, fit: FitData, starts: int):
     return jax.tree.map(rep, (protocol, fit.values, fit.mask))
 
 
-def _initial_theta(problem: Problem, n_rec: int, starts: int, key) -> dict[str, jax.Array]:
+def _explicit_starts(starts, transforms) -> tuple[dict[str, np.ndarray], int]:
+    if set(starts) != set(transforms):
+        raise ValueError(
+            f"starts given as a dict must name every fitted parameter {sorted(transforms)}; got {sorted(starts)}"
+        )
+    values = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in starts.items()}
+    sizes = {len(v) for v in values.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"starts given as a dict need one value per start for every name; got lengths {sizes}")
+    for name, v in values.items():
+        transforms[name].check(v, name)
+    return values, sizes.pop()
+
+
+def _initial_theta(problem: Problem, n_rec: int, starts: int, key, explicit=None) -> dict[str, jax.Array]:
     """Unconstrained initial parameters ``(recording * starts, ...)``: the model's values, then random draws."""
     theta = {}
     keys = jax.random.split(key, len(problem.paths)) if key is not None else [None] * len(problem.paths)
     for (name, path), k in zip(problem.paths, keys):
         x0 = jnp.asarray(get_path(problem.model, path))
         transform = problem.transforms[name]
-        draws = [x0[None]] + ([transform.sample(k, x0, (starts - 1,))] if starts > 1 else [])
+        if explicit is not None:
+            draws = [jnp.broadcast_to(jnp.asarray(explicit[name]).reshape(-1, *[1] * x0.ndim), (starts, *x0.shape))]
+        else:
+            draws = [x0[None]] + ([transform.sample(k, x0, (starts - 1,))] if starts > 1 else [])
         x = jnp.concatenate(draws).astype(x0.dtype)
         theta[name] = jnp.tile(transform.inverse(x), (n_rec,) + (1,) * x0.ndim)
     return theta

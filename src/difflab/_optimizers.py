@@ -14,7 +14,7 @@ from ._objective import LeastSquaresAdapter, OptaxAdapter
 #: for ``Log``/``Positive`` parameters of order one and above).
 ADAM_LEARNING_RATE = 0.05
 #: Termination tolerances of the least-squares solvers (relative and absolute, Cauchy criterion).
-LSQ_RTOL = LSQ_ATOL = 1e-8
+LSQ_RTOL = LSQ_ATOL = 1e-6
 
 _NAMES = ("lm", "levenberg_marquardt", "gauss_newton", "adam")
 

@@ -24,7 +24,10 @@ from jax.flatten_util import ravel_pytree
 def covariance(problem, values, member):
     """``(cov, sigma2)`` of the flattened physical parameters ``values`` for one recording."""
     protocol, data, mask = member
-    flat, unravel = ravel_pytree(values)
+    # Flatten in the order of problem.paths (a dict pytree would sort the names).
+    ordered = [values[name] for name, _ in problem.paths]
+    flat, unravel_list = ravel_pytree(ordered)
+    unravel = lambda x: dict(zip([n for n, _ in problem.paths], unravel_list(x)))  # noqa: E731
 
     def residuals(x):
         pred, _ = problem.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())

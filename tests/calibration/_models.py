@@ -35,3 +35,22 @@ def decay_data(k=0.5, y0=2.0, n=41, t1=8.0, noise=0.0, seed=0):
     ts = np.linspace(0.0, t1, n)
     y = y0 * np.exp(-k * ts) + noise * np.random.default_rng(seed).standard_normal(n)
     return {"time": ts, "y": y}
+
+
+class OtherDecay(difflab.AbstractModel):
+    """The same equation under another class (a checkpoint of Decay must not resume it)."""
+
+    k: jnp.ndarray
+    y0: jnp.ndarray
+    states = (difflab.StateInfo("y", "mV", "decaying variable"),)
+    time_units = "ms"
+
+    def __init__(self, k=0.5, y0=2.0):
+        self.k = jnp.asarray(k, dtype=float)
+        self.y0 = jnp.asarray(y0, dtype=float)
+
+    def vector_field(self, t, y, args):
+        return {"y": -self.k * y["y"]}
+
+    def initial_state(self):
+        return {"y": self.y0}

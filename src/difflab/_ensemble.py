@@ -1,0 +1,180 @@
+"""Ensembles: many parameter sets as one model whose array leaves carry a leading ``member`` axis.
+
+[`run_ensemble`][difflab.run_ensemble] solves every member and returns one batched
+[`Trajectory`][difflab.Trajectory]. Three things bound its cost:
+
+- **strategy** within a device: ``"vmap"`` (all members advance together: one adaptive step
+  size loop for the batch, so every member takes as many steps as the slowest one), ``"map"``
+  (``lax.map``: one member after another, each with its own step count) or ``"chunked"``
+  (``lax.map`` over vmapped groups of ``chunk_size``);
+- **blocks** on the host, sized to a memory budget, each one compiled once;
+- **sharding**: the member axis is split over all devices with ``jax.shard_map`` on a
+  ``Mesh`` over ``jax.devices()``. Under ``jax.distributed.initialize()`` the same call sees
+  the devices of every host (see docs/ensembles).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec
+
+from ._model import AbstractModel
+from ._paths import get_path, where_path
+from ._simulate import simulate
+from ._trajectory import Trajectory
+
+STRATEGIES = ("vmap", "map", "chunked")
+#: Default bound on the memory of one host block of an ensemble (bytes).
+DEFAULT_MEMORY_BUDGET = 2 * 2**30
+
+
+def stack(models: Sequence[AbstractModel]) -> AbstractModel:
+    """One batched model from models of the same structure (array leaves stacked on a new axis 0)."""
+    models = list(models)
+    if not models:
+        raise ValueError("stack needs at least one model")
+    structure = jax.tree.structure(models[0])
+    for i, m in enumerate(models[1:], 1):
+        if jax.tree.structure(m) != structure:
+            raise ValueError(f"models[{i}] differs in structure from models[0]; only parameter values may differ")
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *models)
+
+
+def n_members(batch: AbstractModel) -> int:
+    """Size of the leading ``member`` axis of a batched model."""
+    sizes = {jnp.shape(x)[0] for x in jax.tree.leaves(batch) if jnp.ndim(x) > 0}
+    if len(sizes) != 1:
+        raise ValueError(f"not a batched model: leading axes of its arrays are {sorted(sizes)} (expected one size)")
+    return sizes.pop()
+
+
+def member(batch: AbstractModel, i: int) -> AbstractModel:
+    """Member ``i`` of a batched model."""
+    return jax.tree.map(lambda x: x[i], batch)
+
+
+def unstack(batch: AbstractModel) -> list[AbstractModel]:
+    """The members of a batched model as a list of models."""
+    return [member(batch, i) for i in range(n_members(batch))]
+
+
+def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
+    """A batched model: ``model`` with the named parameters set to per-member ``values``.
+
+    Every value is an array of shape ``(members, *parameter_shape)`` (or ``(members,)`` for a
+    scalar parameter); all other array leaves are repeated along the new ``member`` axis.
+
+    Example: ``make_batch(hh, gNa=np.linspace(60, 180, 41), gK=np.full(41, 36.0))``.
+    """
+    if not values:
+        raise ValueError("make_batch needs at least one parameter, e.g. make_batch(model, gNa=[100., 120.])")
+    arrays = {name: jnp.asarray(v) for name, v in values.items()}
+    sizes = {name: a.shape[0] if a.ndim else None for name, a in arrays.items()}
+    if len(set(sizes.values())) != 1 or None in sizes.values():
+        raise ValueError(f"make_batch values must share one leading member axis; got lengths {sizes}")
+    n = next(iter(sizes.values()))
+    batch = jax.tree.map(lambda x: jnp.broadcast_to(x, (n, *jnp.shape(x))), model)
+    for name, value in arrays.items():
+        path = model.resolve(name)
+        old = get_path(model, path)
+        value = jnp.broadcast_to(value.reshape(n, *([1] * old.ndim)) if value.ndim == 1 else value, (n, *old.shape))
+        batch = eqx.tree_at(where_path(path), batch, value.astype(old.dtype))
+    return batch
+
+
+def default_strategy(backend: str | None = None) -> str:
+    """``"vmap"`` on GPU/TPU; ``"map"`` on CPU, where a vmapped adaptive solve steps in lock-step.
+
+    See docs/ensembles.md for the measurement behind the CPU default.
+    """
+    backend = backend or jax.default_backend()
+    return "map" if backend == "cpu" else "vmap"
+
+
+def run_ensemble(
+    batch: AbstractModel,
+    protocol: Any,
+    ts: Any,
+    *,
+    strategy: str | None = None,
+    chunk_size: int = 16,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    devices: Sequence[jax.Device] | None = None,
+    **simulate_kwargs: Any,
+) -> Trajectory:
+    """Simulate every member of ``batch`` (see [`make_batch`][difflab.make_batch], [`stack`][difflab.stack]).
+
+    Args:
+        batch: a model whose array leaves carry a leading ``member`` axis.
+        protocol: the input shared by all members.
+        ts: save times shared by all members.
+        strategy: ``"vmap"``, ``"map"`` or ``"chunked"``; default [`default_strategy`][difflab.default_strategy].
+        chunk_size: members per vmapped group for ``"chunked"``.
+        memory_budget: bytes allowed for the outputs of one host block (members are run in
+            blocks of equal size so each compiles once).
+        devices: devices to shard the member axis over (default: all of ``jax.devices()``;
+            one device means no sharding).
+        **simulate_kwargs: passed to [`difflab.simulate`][] (``throw`` is forced to ``False``:
+            failed members are reported in ``result``, not raised).
+
+    Returns:
+        A batched [`Trajectory`][difflab.Trajectory] (leading ``member`` axis), with per-member
+        solver statistics in ``stats`` (e.g. ``stats["num_steps"]``).
+    """
+    strategy = strategy or default_strategy()
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}; got {strategy!r}")
+    n = n_members(batch)
+    ts = jnp.asarray(ts)
+    devices = list(jax.devices() if devices is None else devices)
+    block = _block_size(batch, ts, memory_budget, len(devices), n)
+    options = {**simulate_kwargs, "throw": False}
+    mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
+    parts = []
+    for start in range(0, n, block):
+        idx = np.minimum(np.arange(start, start + block), n - 1)  # pad the last block with repeats
+        sub = jax.tree.map(lambda x, idx=idx: x[idx], batch)
+        out = _run_block(sub, protocol, ts, options, strategy, chunk_size, mesh)
+        keep = min(block, n - start)
+        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[:k], out))
+    return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
+
+
+def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
+    """Members per host block: what fits the budget, a multiple of the device count."""
+    y0 = jax.eval_shape(lambda m: member(m, 0).initial_state(), batch)
+    state_bytes = sum(math.prod(s.shape) * s.dtype.itemsize for s in jax.tree.leaves(y0))
+    per_member = max(1, state_bytes * (ts.shape[0] + 64))
+    block = max(1, min(n, budget // per_member))
+    return int(math.ceil(block / n_devices) * n_devices)
+
+
+@eqx.filter_jit
+def _run_block(batch, protocol, ts, options, strategy, chunk_size, mesh):
+    def one(model):
+        return simulate(model, protocol, ts, **options)
+
+    def local(models):
+        if strategy == "vmap":
+            return jax.vmap(one)(models)
+        return jax.lax.map(one, models, batch_size=chunk_size if strategy == "chunked" else None)
+
+    if mesh is None:
+        return local(batch)
+    dynamic, static = eqx.partition(batch, eqx.is_array)
+    sharded = jax.shard_map(
+        lambda d: local(eqx.combine(d, static)),
+        mesh=mesh,
+        in_specs=PartitionSpec("member"),
+        out_specs=PartitionSpec("member"),
+        # Solver loops carry per-member state that starts unsharded; they are independent per device.
+        check_vma=False,
+    )
+    return sharded(dynamic)

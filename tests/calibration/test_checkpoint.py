@@ -1,0 +1,81 @@
+"""Checkpoints: resume continues exactly, Ctrl-C leaves a valid file, foreign checkpoints are refused."""
+
+import numpy as np
+import pytest
+
+from difflab._calibrate import calibrate
+from difflab._parameters import Bounded, Positive
+
+from ._models import Decay, decay_data
+
+PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
+DATA = decay_data(noise=0.05, seed=5)
+
+
+def fit(steps, optimizer="adam", **kwargs):
+    return calibrate(Decay(k=1.0, y0=1.0), None, DATA, params=PARAMS, optimizer=optimizer, steps=steps, **kwargs)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "lm"])
+def test_resume_continues_exactly(tmp_path, optimizer):
+    straight = fit(12, optimizer)
+    path = tmp_path / "fit.nc"
+    first = fit(5, optimizer, checkpoint=path, checkpoint_every=2)
+    assert first.steps == 5 and path.exists()
+    resumed = fit(12, optimizer, resume=path)
+    assert resumed.steps == straight.steps
+    for name in PARAMS:
+        assert resumed.best[name] == straight.best[name]  # bit for bit
+    np.testing.assert_array_equal(resumed.history["loss"].values, straight.history["loss"].values)
+
+
+def test_ctrl_c_leaves_a_valid_checkpoint(tmp_path):
+    path = tmp_path / "fit.nc"
+
+    def interrupt(step, losses):
+        if step == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(12, checkpoint=path, checkpoint_every=5, callback=interrupt)
+    resumed = fit(12, resume=path)
+    straight = fit(12)
+    assert resumed.best["k"] == straight.best["k"]
+    np.testing.assert_array_equal(resumed.history["loss"].values, straight.history["loss"].values)
+
+
+def test_existing_file_is_never_overwritten(tmp_path):
+    path = tmp_path / "mine.nc"
+    path.write_text("user data")
+    with pytest.raises(FileExistsError, match="never overwritten"):
+        fit(3, checkpoint=path)
+    assert path.read_text() == "user data"
+
+
+def test_checkpoint_of_another_fit_is_refused(tmp_path):
+    path = tmp_path / "fit.nc"
+    fit(3, checkpoint=path)
+    with pytest.raises(ValueError, match="different fit: parameters"):
+        calibrate(Decay(), None, DATA, params={"k": Positive()}, optimizer="adam", steps=6, resume=path)
+    with pytest.raises(ValueError, match="different fit: data_fingerprint"):
+        calibrate(Decay(), None, decay_data(), params=PARAMS, optimizer="adam", steps=6, resume=path)
+    with pytest.raises(ValueError, match="different fit: optimizer"):
+        fit(6, "lm", resume=path)
+
+
+def test_checkpoint_of_another_model_class_is_refused(tmp_path):
+    from ._models import OtherDecay
+
+    path = tmp_path / "fit.nc"
+    fit(3, checkpoint=path)
+    with pytest.raises(ValueError, match="different fit: model_class"):
+        calibrate(OtherDecay(), None, DATA, params=PARAMS, optimizer="adam", steps=6, resume=path)
+
+
+def test_not_a_checkpoint_is_refused(tmp_path):
+    import xarray as xr
+
+    path = tmp_path / "other.nc"
+    xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(path)
+    with pytest.raises(ValueError, match="not a difflab calibration checkpoint"):
+        fit(3, resume=path)
