@@ -1,0 +1,145 @@
+"""The contest answers for one pointing: ideal paraboloid, adjusted surface, receiving ratios.
+
+Pipeline (all extensions in metres, positive towards the centre):
+
+1. **Fit** (questions 1-2): the constrained least-squares fit of the aperture nodes to the ideal paraboloid,
+   jointly with its vertex depth (:func:`fit_zones` with one zone). Its depth defines the ideal paraboloid.
+2. **Maximise η** (optional, ``objective="ratio"``): for each two-step zone layout (r_1, r_2) build the stepped
+   start (:func:`stepped_start`), give it a short polish with the smooth η under the augmented Lagrangian
+   (:func:`maximise_ratio`), then polish the best ``candidates`` further while annealing the hit-test
+   temperature; the best feasible snapshot is kept throughout.
+3. **Check**: the chosen extensions must pass :func:`check_constraints` exactly; otherwise an error is raised.
+   η is reported at the converged sampling density (n = 32, 1024 rays per panel).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+
+from ._constraints import ConstraintReport, check_constraints
+from ._fit import fit_zones
+from ._geometry import Geometry
+from ._maximise import maximise_ratio
+from ._paraboloid import vertex
+from ._pointing import Pointing
+from ._raytrace import receiving_ratio
+from ._zones import stepped_start
+
+#: Sampling density (subdivisions per panel edge) at which η has converged to 0.05 percentage points.
+CONVERGED_SAMPLES = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Solution:
+    """Answer for one pointing. Lengths in metres, η as a fraction.
+
+    Attributes:
+        pointing: the source direction and aperture.
+        depth: vertex depth of the ideal paraboloid from the constrained fit, m.
+        vertex: ideal paraboloid vertex -depth·s, m.
+        e_fit: extensions of the constrained best fit to the ideal paraboloid.
+        e: the answer's extensions (``e_fit`` or the η-maximising surface).
+        objective: ``"fit"`` or ``"ratio"``.
+        zone_radii: step radii (m from the axis) of the η-maximising surface; empty for the fit.
+        zone_depths: vertex depths (m) of its stepped start.
+        eta: η of ``e``; eta_fit: η of ``e_fit``; eta_base: η of the base sphere (n = 32 samples per edge).
+        report: strict constraint check of ``e``.
+    """
+
+    pointing: Pointing
+    depth: float
+    vertex: np.ndarray
+    e_fit: np.ndarray
+    e: np.ndarray
+    objective: str
+    zone_radii: tuple[float, ...]
+    zone_depths: tuple[float, ...]
+    eta: float
+    eta_fit: float
+    eta_base: float
+    report: ConstraintReport
+
+
+def _ratio(geometry, e, pointing):
+    return float(receiving_ratio(geometry, e, pointing, n=CONVERGED_SAMPLES))
+
+
+def maximise_with_zones(
+    geometry,
+    pointing,
+    *,
+    inner_radii=(40.0, 45.0, 50.0),
+    outer_radii=(140.0, 143.0, 146.0),
+    candidates: int = 2,
+    verbose: bool = False,
+):
+    """Step 2 of the pipeline: returns (extensions, radii, zone depths, η at n=16) of the best layout.
+
+    Every two-step layout (r_1, r_2) gets a short polish at T = 0.1 m (the stepped start's own η is a poor
+    predictor of the feasible η); the best ``candidates`` are polished further at T = 0.05 and 0.03 m.
+    """
+    tried = []
+    for radii in itertools.product(inner_radii, outer_radii):
+        e0, depths = stepped_start(geometry, pointing, radii)
+        snap = maximise_ratio(geometry, pointing, e0, temperatures=(0.1,), outer=6, rho_growth=2.0, **_POLISH)
+        if verbose:
+            print(f"zones {radii}: feasible η = {snap.eta:.4f} after the short polish")
+        tried.append((snap.eta, radii, depths, snap.e))
+    tried.sort(key=lambda item: item[0], reverse=True)
+    best = None
+    for eta0, radii, depths, e in tried[:candidates]:
+        if not np.isfinite(eta0):
+            continue
+        snap = maximise_ratio(geometry, pointing, e, temperatures=(0.05, 0.03), outer=4, **_POLISH)
+        if verbose:
+            print(f"zones {radii}: feasible η = {snap.eta:.4f} after the long polish ({snap.where})")
+        if best is None or snap.eta > best[3]:
+            best = (snap.e, radii, depths, snap.eta)
+    return best
+
+
+_POLISH = {"inner": 100, "samples": 8, "learning_rate": 3e-3}
+
+
+def solve(
+    geometry: Geometry,
+    alpha: float,
+    beta: float,
+    *,
+    objective: str = "ratio",
+    candidates: int = 2,
+    verbose: bool = False,
+) -> Solution:
+    """Solve questions 1-3 for azimuth ``alpha`` and elevation ``beta`` (degrees)."""
+    if objective not in ("fit", "ratio"):
+        raise ValueError(f"objective must be 'fit' or 'ratio', got {objective!r}")
+    pointing = Pointing.from_angles(geometry, alpha, beta)
+    e_fit, h = fit_zones(geometry, pointing)
+    e_fit, depth = np.asarray(e_fit), float(h[0])
+    eta_fit = _ratio(geometry, e_fit, pointing)
+    e, radii, zone_depths = e_fit, (), ()
+    if objective == "ratio":
+        found = maximise_with_zones(geometry, pointing, candidates=candidates, verbose=verbose)
+        if found is not None and _ratio(geometry, found[0], pointing) > eta_fit:
+            e, radii, zone_depths = found[0], tuple(found[1]), tuple(float(d) for d in found[2])
+    report = check_constraints(geometry, e)
+    if not report.feasible:
+        raise RuntimeError(f"the optimised surface failed the constraint check: {report}")
+    eta = eta_fit if e is e_fit else _ratio(geometry, e, pointing)
+    return Solution(
+        pointing=pointing,
+        depth=depth,
+        vertex=np.asarray(vertex(pointing.s, depth)),
+        e_fit=e_fit,
+        e=np.asarray(e),
+        objective=objective if e is not e_fit else "fit",
+        zone_radii=radii,
+        zone_depths=zone_depths,
+        eta=eta,
+        eta_fit=eta_fit,
+        eta_base=_ratio(geometry, np.zeros(geometry.n_nodes), pointing),
+        report=report,
+    )
