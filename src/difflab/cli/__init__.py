@@ -5,6 +5,7 @@ Each command lives in its own module; registering one is a single line below.
 
 import typer
 
+from ._fast import app as fast_app
 from ._simulate import simulate
 from ._validate import validate
 
@@ -19,6 +20,7 @@ app = typer.Typer(
 
 app.command("validate")(validate)
 app.command("simulate")(simulate)
+app.add_typer(fast_app, name="fast")
 
 
 def main() -> None:
