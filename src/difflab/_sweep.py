@@ -1,0 +1,160 @@
+"""`sweep`: parameter studies over a design, observables of every trajectory, resumable chunks on disk.
+
+Points of the design are run in chunks through [`run_ensemble`][difflab.run_ensemble]. With a
+``directory``, each finished chunk is written at once to its own netCDF file (atomically);
+a rerun after a crash skips the chunks already on disk, and the result is opened lazily with
+``xarray.open_mfdataset`` (Dask), so a study may be larger than memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+import numpy as np
+import xarray as xr
+
+from ._designs import AbstractDesign
+from ._ensemble import make_batch, run_ensemble
+from ._io import write_netcdf
+from ._model import AbstractModel
+
+Observable = Callable[[Any], Any]
+
+
+def sweep(
+    model: AbstractModel,
+    protocol: Any,
+    ts: Any,
+    design: AbstractDesign,
+    observables: Mapping[str, Observable | tuple[Observable, str]] | Sequence[Observable],
+    *,
+    chunk_size: int = 1024,
+    directory: str | os.PathLike | None = None,
+    progress: bool | None = None,
+    **ensemble_kwargs: Any,
+) -> xr.Dataset:
+    """Evaluate ``observables`` of ``model`` driven by ``protocol`` at every point of ``design``.
+
+    Args:
+        model: the base model; the design's parameters (names or aliases) are replaced.
+        protocol: the input shared by all points.
+        ts: save times of every simulation.
+        design: a [`Grid`][difflab.Grid] (result dims: one per parameter) or a sampled design
+            ([`RandomDesign`][difflab.RandomDesign], [`LatinHypercube`][difflab.LatinHypercube],
+            [`Sobol`][difflab.Sobol]; result dim ``sample`` with parameter coordinates).
+        observables: ``{name: fn}`` or ``{name: (fn, units)}`` or a list of functions (named by
+            ``__name__``); ``fn(trajectory) -> array`` for **one** member (e.g. spike count,
+            firing rate, peak value).
+        chunk_size: points per chunk (one ensemble run and, with ``directory``, one file).
+        directory: where to write ``chunk_00000.nc``, ... A rerun skips finished chunks; a
+            directory holding chunks of another study is refused.
+        progress: progress bar over chunks (``None``: only on a terminal).
+        **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices,
+            solver options).
+
+    Returns:
+        An ``xarray.Dataset`` of the observables (lazy, Dask-backed, when ``directory`` is given).
+    """
+    if not isinstance(design, AbstractDesign):
+        raise TypeError(f"design must be a Grid, RandomDesign, LatinHypercube or Sobol; got {type(design).__name__}")
+    obs = _as_observables(observables)
+    points = design.points()
+    for name in points:
+        model.resolve(name)
+    n = len(design)
+    starts = list(range(0, n, chunk_size))
+    attrs = {"design": type(design).__name__, "design_fingerprint": design.fingerprint(), "observables": ", ".join(obs)}
+    folder = None if directory is None else _prepare(Path(directory), attrs)
+    from tqdm.auto import tqdm
+
+    chunks = []
+    for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
+        path = None if folder is None else folder / f"chunk_{i:05d}.nc"
+        if path is not None and path.exists():
+            continue
+        idx = np.arange(start, min(start + chunk_size, n))
+        ds = _run_chunk(model, protocol, ts, {k: v[idx] for k, v in points.items()}, idx, obs, ensemble_kwargs)
+        ds.attrs.update(attrs, chunk=i)
+        if path is None:
+            chunks.append(ds)
+        else:
+            write_netcdf(ds, path)
+    if folder is None:
+        result = xr.concat(chunks, dim="sample")
+    else:
+        files = [folder / f"chunk_{i:05d}.nc" for i in range(len(starts))]
+        result = xr.open_mfdataset(files, combine="nested", concat_dim="sample", engine="netcdf4")
+    result.attrs.update(attrs)
+    return _as_grid(result, design) if design.is_grid else result
+
+
+def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
+    if isinstance(observables, Mapping):
+        items = observables.items()
+    else:
+        items = [(getattr(f, "__name__", f"observable_{i}"), f) for i, f in enumerate(observables)]
+    out = {}
+    for name, spec in items:
+        fn, units = spec if isinstance(spec, tuple) else (spec, "")
+        if not callable(fn):
+            raise TypeError(f"observable {name!r} must be a function of the trajectory; got {type(fn).__name__}")
+        out[str(name)] = (fn, units)
+    if not out:
+        raise ValueError("observables must name at least one function of the trajectory")
+    return out
+
+
+def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
+    """Create ``folder`` or check that the chunks already in it belong to this study."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in sorted(folder.glob("chunk_*.nc")):
+        with xr.open_dataset(path, engine="netcdf4") as ds:
+            theirs = {k: ds.attrs.get(k) for k in attrs}
+        if theirs != attrs:
+            raise ValueError(
+                f"{str(path)!r} belongs to another study ({theirs['design']}, observables {theirs['observables']!r}); "
+                "use a new directory (existing chunks are never overwritten)"
+            )
+    return folder
+
+
+def _run_chunk(model, protocol, ts, values, idx, obs, ensemble_kwargs) -> xr.Dataset:
+    batch = make_batch(model, **values)
+    traj = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
+    results = _observe(traj, tuple((name, fn) for name, (fn, _) in obs.items()))
+    data_vars = {}
+    for name, value in results.items():
+        arr = np.asarray(value)
+        dims = ("sample", *(f"{name}_dim{k}" for k in range(arr.ndim - 1)))
+        data_vars[name] = xr.Variable(dims, arr, {"units": obs[name][1]} if obs[name][1] else {})
+    data_vars["solver_ok"] = xr.Variable(("sample",), np.asarray(traj.succeeded).astype(np.int8))
+    data_vars["num_steps"] = xr.Variable(("sample",), np.asarray(traj.stats["num_steps"]))
+    units = type(model).parameter_units
+    coords = {"sample": idx}
+    for name, v in values.items():
+        coords[name] = ("sample", np.asarray(v), {"units": units.get(name, "")})
+    return xr.Dataset(data_vars, coords=coords)
+
+
+@eqx.filter_jit
+def _observe(traj, fns):
+    return {name: jax.vmap(fn)(traj) for name, fn in fns}
+
+
+def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:
+    """Reshape the ``sample`` dimension into one dimension per grid parameter."""
+    names = list(design.values)
+    out = ds.drop_vars(names).assign_coords(sample=np.arange(ds.sizes["sample"]))
+    reshaped = {}
+    for var in out.data_vars:
+        da = out[var]
+        shape = (*design.shape, *da.shape[1:])
+        data = da.data.reshape(shape)
+        reshaped[var] = xr.Variable((*names, *da.dims[1:]), data, da.attrs)
+    coords = {name: (name, values, ds[name].attrs) for name, values in design.values.items()}
+    return xr.Dataset(reshaped, coords=coords, attrs=ds.attrs)

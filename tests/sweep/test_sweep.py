@@ -1,0 +1,75 @@
+"""sweep on dy/dt = -k y: grid and sampled designs, exact observables, chunks on disk that resume."""
+
+import dask.array
+import numpy as np
+import pytest
+import xarray as xr
+from calibration._models import Decay
+
+from difflab._designs import Grid, LatinHypercube, RandomDesign, Sobol
+from difflab._sweep import sweep
+
+TS = np.linspace(0.0, 2.0, 5)
+
+
+def final(traj):
+    return traj.ys["y"][-1]
+
+
+OBS = {"final": (final, "mV"), "halfway": lambda traj: traj.ys["y"][2]}
+
+
+def test_grid_gives_one_dimension_per_parameter():
+    design = Grid(k=np.linspace(0.1, 1.0, 4), y0=[1.0, 2.0, 3.0])
+    ds = sweep(Decay(), None, TS, design, OBS, chunk_size=5)
+    assert ds["final"].dims == ("k", "y0") and ds["final"].shape == (4, 3)
+    exact = ds["y0"] * np.exp(-ds["k"] * 2.0)
+    xr.testing.assert_allclose(ds["final"], exact.transpose("k", "y0"), rtol=1e-5)
+    assert ds["final"].attrs["units"] == "mV"
+    assert int(ds["solver_ok"].sum()) == 12
+
+
+@pytest.mark.parametrize("design_cls", [RandomDesign, LatinHypercube, Sobol])
+def test_sampled_designs_give_a_sample_dimension(design_cls):
+    design = design_cls(8, {"k": (0.1, 1.0), "y0": (1.0, 3.0)}, seed=1)
+    ds = sweep(Decay(), None, TS, design, OBS)
+    assert ds["final"].dims == ("sample",) and ds.sizes["sample"] == 8
+    assert float(ds["k"].min()) >= 0.1 and float(ds["k"].max()) <= 1.0
+    np.testing.assert_allclose(ds["final"], ds["y0"] * np.exp(-ds["k"] * 2.0), rtol=1e-5)
+
+
+def test_latin_hypercube_fills_every_stratum():
+    k = LatinHypercube(10, {"k": (0.0, 1.0)}, seed=0).points()["k"]
+    assert sorted(np.floor(k * 10).astype(int)) == list(range(10))
+
+
+def test_chunks_on_disk_resume_and_open_lazily(tmp_path):
+    design = Grid(k=np.linspace(0.1, 1.0, 6), y0=[1.0, 2.0])
+    first = sweep(Decay(), None, TS, design, OBS, chunk_size=5, directory=tmp_path).load()
+    files = sorted(tmp_path.glob("chunk_*.nc"))
+    assert len(files) == 3
+    mtimes = {f.name: f.stat().st_mtime_ns for f in files}
+    files[1].unlink()  # as if the run had stopped before finishing chunk 1
+    again = sweep(Decay(), None, TS, design, OBS, chunk_size=5, directory=tmp_path)
+    assert isinstance(again["final"].data, dask.array.Array)
+    xr.testing.assert_allclose(again.load(), first)
+    for f in (files[0], files[2]):
+        assert f.stat().st_mtime_ns == mtimes[f.name]  # finished chunks were skipped
+    assert files[1].exists()
+
+
+def test_directory_of_another_study_is_refused(tmp_path):
+    sweep(Decay(), None, TS, Grid(k=[0.1, 0.2]), OBS, directory=tmp_path)
+    with pytest.raises(ValueError, match="belongs to another study"):
+        sweep(Decay(), None, TS, Grid(k=[0.3, 0.4]), OBS, directory=tmp_path)
+
+
+def test_bad_designs_and_names():
+    with pytest.raises(ValueError, match="lo < hi"):
+        RandomDesign(4, {"k": (1.0, 1.0)})
+    with pytest.raises(ValueError, match="power of 2"):
+        Sobol(10, {"k": (0.0, 1.0)})
+    with pytest.raises(KeyError, match="unknown parameter 'q'"):
+        sweep(Decay(), None, TS, Grid(q=[1.0]), OBS)
+    with pytest.raises(TypeError, match="must be a function"):
+        sweep(Decay(), None, TS, Grid(k=[1.0]), {"x": 3})
