@@ -26,6 +26,12 @@ from ._operators import tensor as tensor
 from ._pulses import GaussianPulse as GaussianPulse
 from ._pulses import PiecewiseConstant as PiecewiseConstant
 from ._pulses import feature_time as feature_time
+from ._rabi import RabiQubit as RabiQubit
+from ._rabi import readout_observer as readout_observer
+from ._rabi_fit import fit_rabi as fit_rabi
+from ._rabi_fit import measure_rabi as measure_rabi
+from ._rabi_fit import rabi_summary as rabi_summary
+from ._readout import Readout as Readout
 from ._schrodinger import SchrodingerModel as SchrodingerModel
 from ._solve import solve_model as solve_model
 from ._states import basis as basis
