@@ -49,10 +49,12 @@ def test_ideal_paraboloid_ratio(geometry, q2, paraboloid_q2):
     assert eta == pytest.approx(0.6744, abs=1e-3)
 
 
-def test_flat_panels_are_about_one_percent(geometry, q2, paraboloid_q2):
+def test_flat_panels_match_published_flat_model(geometry, q2, paraboloid_q2):
+    # xyfJASON/CUMCM-2021-A (flat panels, Q2): base sphere 0.861 %, ideal paraboloid 1.1755 %
     base = float(rf.receiving_ratio(geometry, np.zeros(geometry.n_nodes), q2, n=32, shape="flat"))
     ideal = float(rf.receiving_ratio(geometry, paraboloid_q2, q2, n=32, shape="flat"))
-    assert 0.006 < base < 0.01 and 0.009 < ideal < 0.014  # flat-panel bound ≈ 1.4 %
+    assert base == pytest.approx(0.00861, abs=1e-5)
+    assert ideal == pytest.approx(0.011755, abs=1e-5)
 
 
 def test_smooth_ratio_approaches_exact(geometry, q2, paraboloid_q2):
