@@ -1,0 +1,113 @@
+"""The tailored solver: exact passive membrane and gradients, convergence order, invariants, batching."""
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import difflab
+import difflab.datasets
+from difflab.neuron import HodgkinHuxley, RushLarsenCN, spike_times
+
+PASSIVE_TS = jnp.linspace(0.0, 20.0, 401)
+
+
+def passive(gL=0.3, C=1.0):
+    return HodgkinHuxley.squid_axon().replace(gNa=0.0, gK=0.0, gL=gL, C=C)
+
+
+def test_passive_membrane_is_the_exact_exponential():
+    """gNa = gK = 0: C dV/dt = I - gL (V - EL), a pulse of 5 µA/cm² on [2, 12) ms."""
+    gL, C, EL, V0, A = 0.3, 1.0, -54.3, -65.0, 5.0
+    tau = C / gL
+    t = np.asarray(PASSIVE_TS)
+    on = np.clip(t, 2.0, 12.0) - 2.0
+    pulse = A / gL * (1 - np.exp(-on / tau)) * np.exp(-(np.maximum(t, 12) - 12) / tau)
+    exact = EL + (V0 - EL) * np.exp(-t / tau) + pulse
+    run = jax.jit(lambda dt: difflab.simulate(passive(), difflab.Step(A, 2.0, 12.0), PASSIVE_TS, dt0=dt).ys["V"])
+    errors = [np.max(np.abs(np.asarray(run(dt)) - exact)) for dt in (0.1, 0.05)]
+    assert errors[1] < 5e-4, errors  # Crank–Nicolson's global error ~ t λ³ h² |V - V∞| / 12
+    assert 3.5 < errors[0] / errors[1] < 4.5, errors  # second order
+
+
+def test_passive_gradient_wrt_gL_and_C_is_exact():
+    """V(T) = EL + (V0 - EL) exp(-gL T / C); derivatives wrt gL and C in closed form."""
+    T, EL, V0 = 20.0, -54.3, -65.0
+
+    @jax.jit
+    def v_end(gL, C):
+        return difflab.simulate(passive(gL, C), None, PASSIVE_TS, dt0=0.0125).ys["V"][-1]
+
+    gL, C = 0.3, 1.2
+    d_gL, d_C = jax.grad(v_end, argnums=(0, 1))(gL, C)
+    decay = np.exp(-gL * T / C)
+    # discretise-then-differentiate: exact up to the scheme's O(dt²) error (2e-6 at dt = 0.0125)
+    np.testing.assert_allclose(d_gL, (V0 - EL) * (-T / C) * decay, rtol=5e-6)
+    np.testing.assert_allclose(d_C, (V0 - EL) * (gL * T / C**2) * decay, rtol=5e-6)
+
+
+def test_convergence_order_against_neuron():
+    """Slope of log(max |V - V_NEURON|) against log(dt) over the first spike (0-20 ms)."""
+    ref = difflab.datasets.load("hh/hh_step_10uA")
+    ts = jnp.asarray(ref.time.values[:801])
+    v_ref = ref.V.values[0, :801]
+    model = HodgkinHuxley.squid_axon()
+    protocol = difflab.Step(10.0, 10.0, 110.0)
+    run = jax.jit(lambda dt: difflab.simulate(model, protocol, ts, dt0=dt).ys["V"])
+    dts = np.asarray([0.1, 0.05, 0.025, 0.0125])
+    errors = np.asarray([np.max(np.abs(np.asarray(run(dt)) - v_ref)) for dt in dts])
+    slope = np.polyfit(np.log(dts), np.log(errors), 1)[0]
+    assert 1.8 < slope < 3.0, (slope, errors)
+    assert errors[-1] < 0.2, errors
+
+
+def test_gates_stay_in_unit_interval_over_the_parameter_range():
+    key_na, key_k = jax.random.split(jax.random.PRNGKey(0))
+    n = 64
+    model = HodgkinHuxley.squid_axon().replace(
+        gNa=jax.random.uniform(key_na, (n,), minval=80.0, maxval=160.0),
+        gK=jax.random.uniform(key_k, (n,), minval=24.0, maxval=48.0),
+    )
+    ts = jnp.arange(0.0, 60.0, 0.025)
+    run = jax.jit(lambda m, ts: difflab.simulate(m, difflab.Step(20.0, 5.0, 55.0), ts))
+    for dtype in (jnp.float64, jnp.float32):
+        traj = run(model.astype(dtype), ts.astype(dtype))
+        gates = np.stack([np.asarray(traj.ys[k]) for k in "mhn"])
+        assert np.isfinite(gates).all() and np.isfinite(np.asarray(traj.ys["V"])).all()
+        assert gates.min() >= 0.0 and gates.max() <= 1.0, (gates.min(), gates.max())
+        assert np.asarray(traj.ys["V"]).max() > 20.0  # they do spike
+
+
+def test_batched_runs_equal_member_runs_and_second_call_does_not_recompile():
+    traces = []
+
+    @eqx.filter_jit
+    def run(model):
+        traces.append(1)
+        return difflab.simulate(model, difflab.Step(10.0, 2.0, 30.0), jnp.arange(0.0, 30.0, 0.025)).ys["V"]
+
+    gNa = jnp.asarray([90.0, 120.0, 150.0])
+    base = HodgkinHuxley.squid_axon()
+    members = [np.asarray(run(base.replace(gNa=g))) for g in gNa]
+    assert len(traces) == 1  # new parameter values, same compiled function
+    batched = np.asarray(run(base.replace(gNa=gNa)))  # parameters with a member axis
+    vmapped = np.asarray(eqx.filter_vmap(lambda g: run(base.replace(gNa=g)))(gNa))
+    np.testing.assert_allclose(batched.T, np.stack(members), atol=1e-10)
+    np.testing.assert_allclose(vmapped, np.stack(members), atol=1e-10)
+
+
+def test_generic_diffrax_solver_agrees_and_adaptive_control_runs():
+    model = HodgkinHuxley.squid_axon()
+    protocol = difflab.Step(10.0, 2.0, 30.0)
+    ts = jnp.arange(0.0, 30.0, 0.025)
+    fine = difflab.simulate(model, protocol, ts, dt0=0.005).ys["V"]
+    adaptive = difflab.simulate(
+        model, protocol, ts, solver=RushLarsenCN(), stepsize_controller=diffrax.PIDController(rtol=1e-4, atol=1e-4)
+    )
+    assert int(adaptive.stats["num_steps"]) < 6000  # fewer than the fixed steps of the fine run
+    spikes = spike_times(ts, adaptive.ys["V"], max_spikes=4)
+    np.testing.assert_allclose(spikes, spike_times(ts, fine, max_spikes=4), atol=0.02)
+    tsit = difflab.simulate(model, protocol, ts, solver=diffrax.Tsit5())  # generic solver, default PID
+    reference = spike_times(ts, fine, max_spikes=4)
+    np.testing.assert_allclose(spike_times(ts, tsit.ys["V"], max_spikes=4), reference, atol=0.02)
