@@ -6,7 +6,9 @@ Each command lives in its own module; registering one is a single line below.
 import typer
 
 from ._fast import app as fast_app
+from ._fit import fit
 from ._simulate import simulate
+from ._sweep import sweep
 from ._validate import validate
 
 app = typer.Typer(
@@ -20,6 +22,8 @@ app = typer.Typer(
 
 app.command("validate")(validate)
 app.command("simulate")(simulate)
+app.command("fit")(fit)
+app.command("sweep")(sweep)
 app.add_typer(fast_app, name="fast")
 
 

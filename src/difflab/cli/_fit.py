@@ -1,0 +1,158 @@
+"""``difflab fit CONFIG.toml``: calibrate a model preset against measured data (see examples/fit_hh.toml).
+
+Config tables: ``[model]`` (``preset``, optional ``[model.parameters]`` initial values),
+``protocol`` (e.g. ``"step:10,10,110"``), ``[data]`` (``dataset`` or ``file``, ``variable``,
+optional ``select``, ``time = [t0, t1]``, ``stride``, ``noise`` + ``seed``), ``[fit]``
+(``steps``, ``optimizer``, ``loss``, ``starts``, ``seed``, ``checkpoint``, ``checkpoint_every``,
+``dt``) with ``[fit.params]`` (``"log"``, ``"positive"``, ``"identity"`` or ``[lo, hi]``) and
+optional ``[fit.starts]`` (explicit start values), and ``[output] path``. Relative paths are
+relative to the config file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from ._common import fail
+
+
+def fit(
+    config: Annotated[Path, typer.Argument(help="TOML file describing the fit (see examples/fit_hh.toml).")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Result netCDF (default: [output] path).", show_default=False)
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="Continue from the [fit] checkpoint file.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace the result file if it exists.")] = False,
+) -> None:
+    """Fit the parameters named in the config to measured data; write estimates, losses and history."""
+    from .._calibrate import calibrate
+
+    spec, base = read_config(config)
+    fit_spec = spec.get("fit", {})
+    out = output or _path(base, spec.get("output", {}).get("path"))
+    if out is None:
+        raise fail("give the result file with -o/--output or [output] path")
+    if out.exists() and not overwrite:
+        raise fail(f"result file {str(out)!r} exists; pass --overwrite to replace it")
+    try:
+        model, protocol = load_model_and_protocol(spec)
+        data = _load_data(spec.get("data", {}), base)
+        params = {name: _transform(name, t) for name, t in _required(fit_spec, "params", "fit").items()}
+        checkpoint = _path(base, fit_spec.get("checkpoint"))
+        kwargs = _fit_options(fit_spec)
+        result = calibrate(
+            model, protocol, data, params=params, checkpoint=checkpoint, resume=checkpoint if resume else None, **kwargs
+        )
+    except (ValueError, KeyError, TypeError, FileExistsError) as err:
+        raise fail(str(err).strip("'\"")) from None
+    _write(result, out, overwrite)
+    typer.echo(f"wrote {out}")
+    typer.echo(repr(result))
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], Path]:
+    """The parsed TOML and its folder; a clear error if missing or malformed."""
+    if not path.is_file():
+        raise fail(f"config file {str(path)!r} does not exist")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")), path.resolve().parent
+    except tomllib.TOMLDecodeError as err:
+        raise fail(f"{str(path)!r} is not valid TOML: {err}") from None
+
+
+def load_model_and_protocol(spec: dict[str, Any]):
+    """The preset model (with ``[model.parameters]`` applied) and the parsed protocol."""
+    from ..validation import parse_protocol
+    from ..validation._presets import PresetError, load_model
+
+    model_spec = _required(spec, "model", "config")
+    try:
+        model = load_model(_required(model_spec, "preset", "model"))
+    except PresetError as err:
+        raise ValueError(str(err)) from None
+    values = model_spec.get("parameters", {})
+    if values:
+        model = model.replace(**values)
+    text = spec.get("protocol", "none")
+    return model, (None if text == "none" else parse_protocol(text))
+
+
+def _load_data(spec: dict[str, Any], base: Path):
+    import difflab.datasets
+
+    if "dataset" in spec:
+        ds = difflab.datasets.load(spec["dataset"])
+    elif "file" in spec:
+        from .._io import read_netcdf
+
+        ds = read_netcdf(_path(base, spec["file"]))
+    else:
+        raise ValueError("[data] needs 'dataset' (a shipped dataset name) or 'file' (a netCDF file)")
+    da = ds[_required(spec, "variable", "data")]
+    if "select" in spec:
+        da = da.sel(spec["select"], drop=True)
+    if "time" in spec:
+        da = da.sel(time=slice(*spec["time"]))
+    da = da.isel(time=slice(None, None, int(spec.get("stride", 1))))
+    if spec.get("noise"):
+        rng = np.random.default_rng(int(spec.get("seed", 0)))
+        da = da + rng.normal(0.0, float(spec["noise"]), da.shape)
+    return da
+
+
+def _transform(name: str, spec):
+    from .._parameters import Bounded, Identity, Log, Positive
+
+    named = {"log": Log, "positive": Positive, "identity": Identity}
+    if isinstance(spec, list):
+        return Bounded(*spec)
+    if isinstance(spec, str) and spec in named:
+        return named[spec]()
+    raise ValueError(f"[fit.params] {name} must be 'log', 'positive', 'identity' or [lo, hi]; got {spec!r}")
+
+
+def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
+    import jax
+
+    starts = spec.get("starts", 1)
+    out = {
+        "steps": int(spec.get("steps", 100)),
+        "optimizer": spec.get("optimizer"),
+        "loss": spec.get("loss", "mse"),
+        "starts": starts,
+        "key": jax.random.key(int(spec.get("seed", 0))),
+        "checkpoint_every": int(spec.get("checkpoint_every", 25)),
+    }
+    if "dt" in spec:
+        out["simulate_options"] = {"dt0": float(spec["dt"])}
+    return out
+
+
+def _write(result, path: Path, overwrite: bool) -> None:
+    import xarray as xr
+
+    from .._io import write_netcdf
+
+    history = result.history.rename({v: f"history_{v}" for v in result.history.data_vars})
+    parts = [result.estimates, result.losses.rename("final_loss").to_dataset(), history]
+    if result.covariance is not None:
+        parts.append(result.covariance.to_dataset())
+    write_netcdf(xr.merge(parts, compat="no_conflicts"), path, overwrite=overwrite)
+
+
+def _required(spec: dict[str, Any], key: str, table: str):
+    if key not in spec:
+        raise ValueError(f"[{table}] needs {key!r}")
+    return spec[key]
+
+
+def _path(base: Path, value) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else base / path

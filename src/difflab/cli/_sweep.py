@@ -1,0 +1,89 @@
+"""``difflab sweep CONFIG.toml``: a parameter study of a model preset (see examples/sweep_hh.toml).
+
+Config tables: ``[model]`` and ``protocol`` as for ``difflab fit``; ``[time]`` (``end``, ``dt``:
+save grid from 0); ``[design]`` with ``type`` = ``"grid"`` (``[design.parameters]``: a list of
+values or ``{start, stop, num}`` per name) or ``"random"`` / ``"lhs"`` / ``"sobol"`` (``n``,
+``seed``, ``[design.bounds]`` name = ``[lo, hi]``, optional ``log = [names]``);
+``[observables]`` name = ``{kind, variable, window}`` with kind ``final``, ``max``, ``min``,
+``mean``, ``spike_count`` or ``firing_rate`` (Hz, needs ``window = [t0, t1]``); ``[output]``
+(``directory`` for chunk files, ``chunk_size``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from ._common import fail
+from ._fit import _path, _required, load_model_and_protocol, read_config
+
+
+def sweep(
+    config: Annotated[Path, typer.Argument(help="TOML file describing the study (see examples/sweep_hh.toml).")],
+) -> None:
+    """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""
+    from .._sweep import sweep as run_sweep
+
+    spec, base = read_config(config)
+    out = spec.get("output", {})
+    directory = _path(base, out.get("directory"))
+    if directory is None:
+        raise fail("[output] needs 'directory' (one netCDF file per chunk is written there)")
+    try:
+        model, protocol = load_model_and_protocol(spec)
+        time = _required(spec, "time", "config")
+        end, dt = float(_required(time, "end", "time")), float(_required(time, "dt", "time"))
+        ts = np.linspace(0.0, end, round(end / dt) + 1)
+        design = make_design(_required(spec, "design", "config"))
+        observables = {name: make_observable(name, o) for name, o in _required(spec, "observables", "config").items()}
+        ds = run_sweep(model, protocol, ts, design, observables, directory=directory,
+                       chunk_size=int(out.get("chunk_size", 1024)))  # fmt: skip
+    except (ValueError, KeyError, TypeError) as err:
+        raise fail(str(err).strip("'\"")) from None
+    typer.echo(f"wrote {len(list(directory.glob('chunk_*.nc')))} chunk file(s) to {directory}")
+    typer.echo(str(ds))
+
+
+def make_design(spec: dict[str, Any]):
+    """A design from its TOML table."""
+    from .._designs import Grid, LatinHypercube, RandomDesign, Sobol
+
+    kind = spec.get("type", "grid")
+    if kind == "grid":
+        values = {}
+        for name, v in _required(spec, "parameters", "design").items():
+            values[name] = np.linspace(v["start"], v["stop"], int(v["num"])) if isinstance(v, dict) else v
+        return Grid(**values)
+    classes = {"random": RandomDesign, "lhs": LatinHypercube, "sobol": Sobol}
+    if kind not in classes:
+        raise ValueError(f"[design] type must be 'grid', 'random', 'lhs' or 'sobol'; got {kind!r}")
+    bounds = {k: tuple(v) for k, v in _required(spec, "bounds", "design").items()}
+    n = int(_required(spec, "n", "design"))
+    return classes[kind](n, bounds, seed=int(spec.get("seed", 0)), log=tuple(spec.get("log", ())))
+
+
+def make_observable(name: str, spec: dict[str, Any]):
+    """``(fn, units)`` of one observable from its TOML table."""
+    import jax.numpy as jnp
+
+    kind = _required(spec, "kind", f"observables.{name}")
+    var = spec.get("variable", "V")
+    reducers = {"final": lambda y: y[-1], "max": jnp.max, "min": jnp.min, "mean": jnp.mean}
+    if kind in reducers:
+        return (lambda traj, f=reducers[kind]: f(traj.ys[var])), ""
+    if kind in ("spike_count", "firing_rate"):
+        from ..neuron import firing_rate, spike_count
+
+        window = tuple(spec["window"]) if "window" in spec else None
+        threshold = float(spec.get("threshold", 0.0))
+        if kind == "spike_count":
+            return (lambda traj: spike_count(traj.ts, traj.ys[var], threshold, window)), "1"
+        if window is None:
+            raise ValueError(f"[observables.{name}] firing_rate needs window = [t0, t1]")
+        return (lambda traj: firing_rate(traj.ts, traj.ys[var], window, threshold)), "Hz"
+    raise ValueError(
+        f"[observables.{name}] kind must be final, max, min, mean, spike_count or firing_rate; got {kind!r}"
+    )

@@ -1,0 +1,50 @@
+"""``difflab fit CONFIG.toml``: a short HH fit from TOML, resume, and refusals of bad configs."""
+
+from pathlib import Path
+
+import xarray as xr
+from typer.testing import CliRunner
+
+from difflab.cli import app
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fit_hh.toml"
+
+
+def short_config(tmp_path, **replace):
+    text = EXAMPLE.read_text()
+    text = text.replace("time = [0.0, 45.0]", "time = [0.0, 15.0]").replace("stride = 5", "stride = 20")
+    text = text.replace("steps = 25", "steps = 3").replace("checkpoint_every = 5", "checkpoint_every = 1")
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    path = tmp_path / "fit.toml"
+    path.write_text(text)
+    return path
+
+
+def test_fit_writes_estimates_and_resumes(tmp_path):
+    config = short_config(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(app, ["fit", str(config)])
+    assert result.exit_code == 0, result.output
+    ds = xr.open_dataset(tmp_path / "fit_hh.nc")
+    assert {"gNa", "gNa_stderr", "final_loss", "history_loss"} <= set(ds.data_vars)
+    assert ds["gNa"].attrs["units"] == "mS/cm^2"
+    assert ds.sizes["step"] == 3 and ds.sizes["start"] == 2
+    ds.close()
+    again = runner.invoke(app, ["fit", str(config)])
+    assert again.exit_code == 2 and "exists" in again.output
+    config.write_text(config.read_text().replace("steps = 3", "steps = 4"))
+    resumed = runner.invoke(app, ["fit", str(config), "--resume", "--overwrite"])
+    assert resumed.exit_code == 0, resumed.output
+    with xr.open_dataset(tmp_path / "fit_hh.nc") as ds:
+        assert ds.sizes["step"] == 4
+
+
+def test_fit_refuses_bad_configs(tmp_path):
+    runner = CliRunner()
+    bad_name = runner.invoke(app, ["fit", str(short_config(tmp_path, **{"gL = [0.05, 1.0]": "gX = [0.05, 1.0]"}))])
+    assert bad_name.exit_code == 2 and "unknown parameter 'gX'" in bad_name.output
+    bad_bounds = runner.invoke(app, ["fit", str(short_config(tmp_path, **{"gL = [0.05, 1.0]": "gL = [1.0, 0.05]"}))])
+    assert bad_bounds.exit_code == 2 and "lo < hi" in bad_bounds.output
+    missing = runner.invoke(app, ["fit", str(tmp_path / "nope.toml")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output

@@ -1,0 +1,35 @@
+"""``difflab sweep CONFIG.toml``: a small HH grid from TOML, written per chunk, rerun skips chunks."""
+
+from pathlib import Path
+
+import xarray as xr
+from typer.testing import CliRunner
+
+from difflab.cli import app
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sweep_hh.toml"
+
+
+def test_sweep_from_toml(tmp_path):
+    text = EXAMPLE.read_text().replace("num = 41", "num = 3").replace("chunk_size = 256", "chunk_size = 4")
+    config = tmp_path / "sweep.toml"
+    config.write_text(text)
+    runner = CliRunner()
+    result = runner.invoke(app, ["sweep", str(config)])
+    assert result.exit_code == 0, result.output
+    files = sorted((tmp_path / "sweep_hh").glob("chunk_*.nc"))
+    assert len(files) == 3  # 9 points in chunks of 4
+    ds = xr.open_mfdataset(files, combine="nested", concat_dim="sample").load()
+    standard = ds.where((ds["gNa"] == 120.0) & (ds["gK"] == 36.0), drop=True)
+    assert standard["spikes"].item() == 7  # NEURON: 7 spikes for the 10 µA/cm² step
+    assert standard["rate"].item() == 70.0  # 7 spikes in 100 ms
+    again = runner.invoke(app, ["sweep", str(config)])
+    assert again.exit_code == 0, again.output
+
+
+def test_sweep_refuses_unknown_observable(tmp_path):
+    text = EXAMPLE.read_text().replace('kind = "max"', 'kind = "median"')
+    config = tmp_path / "sweep.toml"
+    config.write_text(text)
+    result = CliRunner().invoke(app, ["sweep", str(config)])
+    assert result.exit_code == 2 and "kind must be" in result.output
