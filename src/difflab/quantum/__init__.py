@@ -4,6 +4,8 @@ Units: ħ = 1; time in ns or µs (a model's `time_units`); Hamiltonian coefficie
 frequencies in rad per time unit; jump operators carry the square root of a rate (1/time unit).
 """
 
+from ._control import X_GATE as X_GATE
+from ._control import optimize_drag as optimize_drag
 from ._drives import Controls as Controls
 from ._drives import Drive as Drive
 from ._lindblad import LindbladModel as LindbladModel
@@ -39,3 +41,7 @@ from ._states import coherent as coherent
 from ._states import fock as fock
 from ._states import fock_dm as fock_dm
 from ._states import ket2dm as ket2dm
+from ._transmon import drag_pulses as drag_pulses
+from ._transmon import gate_fidelity as gate_fidelity
+from ._transmon import subspace_propagator as subspace_propagator
+from ._transmon import transmon as transmon

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Complex
 
@@ -29,6 +30,18 @@ __all__ = [
 ]
 
 
+def _constant(fn):
+    """Evaluate eagerly when the inputs are concrete, so that operators built inside `jax.jit` stay concrete
+    (their sparsity can then be read by `dia`/`as_operator`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with jax.ensure_compile_time_eval():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
 def _dtype():
     return jnp.result_type(complex)
 
@@ -39,31 +52,37 @@ def _check_dim(dim: int, name: str = "dim") -> int:
     return dim
 
 
+@_constant
 def sigmax() -> Complex[Array, "2 2"]:
     r"""Pauli $\sigma_x = |e\rangle\langle g| + |g\rangle\langle e|$ (dimensionless, 2×2)."""
     return jnp.array([[0, 1], [1, 0]], dtype=_dtype())
 
 
+@_constant
 def sigmay() -> Complex[Array, "2 2"]:
     r"""Pauli $\sigma_y = [[0, -i], [i, 0]]$ in the basis $(|e\rangle, |g\rangle)$ (dimensionless, 2×2)."""
     return jnp.array([[0, -1j], [1j, 0]], dtype=_dtype())
 
 
+@_constant
 def sigmaz() -> Complex[Array, "2 2"]:
     r"""Pauli $\sigma_z = |e\rangle\langle e| - |g\rangle\langle g|$ (dimensionless, 2×2)."""
     return jnp.array([[1, 0], [0, -1]], dtype=_dtype())
 
 
+@_constant
 def sigmam() -> Complex[Array, "2 2"]:
     r"""Lowering operator $\sigma_- = |g\rangle\langle e|$ (dimensionless, 2×2); $\sigma_-|e\rangle = |g\rangle$."""
     return jnp.array([[0, 0], [1, 0]], dtype=_dtype())
 
 
+@_constant
 def sigmap() -> Complex[Array, "2 2"]:
     r"""Raising operator $\sigma_+ = |e\rangle\langle g| = \sigma_-^\dagger$ (dimensionless, 2×2)."""
     return jnp.array([[0, 1], [0, 0]], dtype=_dtype())
 
 
+@_constant
 def destroy(dim: int) -> Complex[Array, "dim dim"]:
     r"""Truncated annihilation operator $a$ on Fock states $|0\rangle \dots |dim-1\rangle$.
 
@@ -73,22 +92,26 @@ def destroy(dim: int) -> Complex[Array, "dim dim"]:
     return jnp.diag(jnp.sqrt(jnp.arange(1, dim, dtype=float)), k=1).astype(_dtype())
 
 
+@_constant
 def create(dim: int) -> Complex[Array, "dim dim"]:
     r"""Truncated creation operator $a^\dagger$, $a^\dagger|n\rangle = \sqrt{n+1}\,|n+1\rangle$ for $n < dim-1$."""
     return destroy(dim).T
 
 
+@_constant
 def number(dim: int) -> Complex[Array, "dim dim"]:
     r"""Number operator $a^\dagger a = \mathrm{diag}(0, 1, \dots, dim-1)$ (dimensionless)."""
     dim = _check_dim(dim)
     return jnp.diag(jnp.arange(dim, dtype=float)).astype(_dtype())
 
 
+@_constant
 def eye(dim: int) -> Complex[Array, "dim dim"]:
     r"""Identity operator $I_{dim}$."""
     return jnp.eye(_check_dim(dim), dtype=_dtype())
 
 
+@_constant
 def tensor(*operators: Complex[Array, "..."]) -> Complex[Array, "..."]:
     r"""Kronecker product $A_1 \otimes A_2 \otimes \dots$ of operators (matrices) or kets (vectors).
 

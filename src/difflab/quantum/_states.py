@@ -12,11 +12,12 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex, Num
 
-from ._operators import _check_dim, _dtype
+from ._operators import _check_dim, _constant, _dtype
 
 __all__ = ["basis", "coherent", "fock", "fock_dm", "ket2dm"]
 
 
+@_constant
 def basis(dim: int, index: int) -> Complex[Array, " dim"]:
     r"""Basis ket $|index\rangle$ of a `dim`-level space (complex, unit norm)."""
     dim = _check_dim(dim)
@@ -25,16 +26,19 @@ def basis(dim: int, index: int) -> Complex[Array, " dim"]:
     return jnp.zeros(dim, dtype=_dtype()).at[index].set(1.0)
 
 
+@_constant
 def fock(dim: int, n: int) -> Complex[Array, " dim"]:
     r"""Fock ket $|n\rangle$ of a cavity truncated to `dim` levels (same as `basis`)."""
     return basis(dim, n)
 
 
+@_constant
 def fock_dm(dim: int, n: int) -> Complex[Array, "dim dim"]:
     r"""Fock density matrix $|n\rangle\langle n|$."""
     return ket2dm(fock(dim, n))
 
 
+@_constant
 def coherent(dim: int, alpha: complex | Num[Array, ""]) -> Complex[Array, " dim"]:
     r"""Truncated coherent state, renormalised to unit norm.
 
