@@ -94,8 +94,10 @@ def check(
     except ValueError as err:
         raise fail(str(err)) from None
     report = rf.check_constraints(geometry, e)
+    rigid = rf.check_constraints(geometry, e, "rigid")
     eta = float(rf.receiving_ratio(geometry, e, pointing, n=rf.CONVERGED_SAMPLES))
-    typer.echo(f"constraints: {report}")
+    typer.echo(f"constraints (nodes on their radial lines, fixed cables): {report}")
+    typer.echo(f"constraints (nodes moving with their actuators): {rigid}")
     typer.echo(f"receiving ratio: {100 * eta:.2f} %  (nodes adjusted: {int(np.sum(e != 0))})")
-    if not report.feasible:
+    if not (report.feasible and rigid.feasible):
         raise typer.Exit(1)

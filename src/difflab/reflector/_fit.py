@@ -37,9 +37,13 @@ def zone_index(geometry: Geometry, pointing: Pointing, radii) -> np.ndarray:
     return np.where(np.asarray(pointing.nodes_inside), zone, -1)
 
 
-def feasibility_constraints(geometry, e, e_max, s_max, kinematics="cable"):
-    """Normalised constraint values (<= 0 when feasible): ±e/e_max - 1 and ±strain/s_max - 1."""
-    strain = edge_strain(geometry, e, kinematics)
+def feasibility_constraints(geometry, e, e_max, s_max):
+    """Normalised constraint values (<= 0 when feasible): ±e/e_max - 1 and ±strain/s_max - 1.
+
+    The edge strains are taken under both node models ("cable" and "rigid"), so that an answer is feasible
+    whichever convention a reader uses; they differ only on the edges of the 10 off-line nodes.
+    """
+    strain = jnp.concatenate([edge_strain(geometry, e, "cable"), edge_strain(geometry, e, "rigid")])
     return jnp.concatenate([e / e_max - 1.0, -e / e_max - 1.0, strain / s_max - 1.0, -strain / s_max - 1.0])
 
 

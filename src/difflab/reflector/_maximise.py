@@ -73,7 +73,7 @@ def maximise_ratio(
 
     def consider(e, where):
         e_np = np.asarray(e)
-        if not check_constraints(geometry, e_np).feasible:
+        if not all(check_constraints(geometry, e_np, k).feasible for k in ("cable", "rigid")):
             return
         eta = float(receiving_ratio(geometry, e_np, pointing, n=eval_samples))
         if eta > best.eta:

@@ -8,7 +8,8 @@ Pipeline (all extensions in metres, positive towards the centre):
    start (:func:`stepped_start`), give it a short polish with the smooth η under the augmented Lagrangian
    (:func:`maximise_ratio`), then polish the best ``candidates`` further while annealing the hit-test
    temperature; the best feasible snapshot is kept throughout.
-3. **Check**: the chosen extensions must pass :func:`check_constraints` exactly; otherwise an error is raised.
+3. **Check**: the chosen extensions must pass :func:`check_constraints` exactly, under both node models
+   ("cable" and "rigid"); otherwise an error is raised.
    η is reported at the converged sampling density (n = 32, 1024 rays per panel).
 """
 
@@ -126,8 +127,9 @@ def solve(
         if found is not None and _ratio(geometry, found[0], pointing) > eta_fit:
             e, radii, zone_depths = found[0], tuple(found[1]), tuple(float(d) for d in found[2])
     report = check_constraints(geometry, e)
-    if not report.feasible:
-        raise RuntimeError(f"the optimised surface failed the constraint check: {report}")
+    report_rigid = check_constraints(geometry, e, "rigid")
+    if not (report.feasible and report_rigid.feasible):
+        raise RuntimeError(f"the optimised surface failed the constraint check: {report}; rigid nodes: {report_rigid}")
     eta = eta_fit if e is e_fit else _ratio(geometry, e, pointing)
     return Solution(
         pointing=pointing,

@@ -5,7 +5,8 @@
 against the statement's 6525, and the base sphere's receiving ratio against the published spherical-panel range.
 
 ``reflector.answer`` (dataset: a shipped solution such as ``fast/solution_q2``; fields ``expected_nodes``,
-``anchor_ratio``, ``target_ratio``): the answer's extensions must pass the strict constraint checker, its stored
+``anchor_ratio``, ``target_ratio``): the answer's extensions must pass the strict constraint checker (under both
+node models; ``strain_excess`` is how far the largest |Δl/l| exceeds 7e-4, zero when feasible), its stored
 receiving ratio must be reproduced, and it must beat the best published feasible surface (η = 36.1 % for Q2)
 and reach the target.
 """
@@ -58,13 +59,15 @@ def run_answer(case: CaseSpec) -> CaseOutcome:
     p = Pointing.from_angles(g, float(ds.attrs["alpha_deg"]), float(ds.attrs["beta_deg"]))
     e = extensions_from_dataset(g, ds)
     report = check_constraints(g, e)
+    rigid = check_constraints(g, e, "rigid")
     eta = float(receiving_ratio(g, e, p, n=CONVERGED_SAMPLES))
     stored = float(ds.attrs["receiving_ratio"])
     anchor, target = case.get("anchor_ratio", float), case.get("target_ratio", float)
     count = int(np.sum(np.asarray(p.nodes_inside)))
+    worst = max(report.max_abs_strain, rigid.max_abs_strain)
     metrics = [
-        metric(case, "strain_excess", max(report.max_abs_strain - MAX_STRAIN, 0.0), units="1",
-               detail=str(report)),
+        metric(case, "strain_excess", max(worst - MAX_STRAIN, 0.0), units="1",
+               detail=f"cable nodes: {report}; rigid nodes: {rigid}"),
         metric(case, "extension_excess", max(report.max_abs_extension - MAX_EXTENSION, 0.0), units="m",
                detail=f"max |e| = {report.max_abs_extension:.4f} m"),
         metric(case, "ratio_recompute_error", abs(eta - stored), units="1",
