@@ -103,12 +103,16 @@ class SpikeTimes(AbstractLoss):
 
 
 def soft_spike_count(v: Array, threshold: float, width: float) -> Array:
-    """A differentiable spike count: ``Σ σ((v_{i+1} - θ)/w) σ((θ - v_i)/w)`` over sample pairs.
+    r"""A differentiable spike count: the upward variation of $s_i = \sigma((v_i - \theta)/w)$.
 
-    Each upward crossing of ``θ`` contributes ~1 when ``w`` is small compared to the jump of
-    ``v`` across the crossing (a few mV for spikes sampled every ≤ 0.5 ms).
+    $$N \approx \sum_i \max(0, s_{i+1} - s_i)$$
+
+    Each excursion from well below $\theta$ to well above it adds ~1 however finely it is
+    sampled; the count is smooth in ``v`` away from ties, so gradients flow to the parameters.
+    ``width`` (output units) should be small compared to the spike height (a few mV for spikes).
     """
-    return jnp.sum(jax.nn.sigmoid((v[1:] - threshold) / width) * jax.nn.sigmoid((threshold - v[:-1]) / width))
+    s = jax.nn.sigmoid((v - threshold) / width)
+    return jnp.sum(jnp.maximum(s[1:] - s[:-1], 0.0))
 
 
 class FiringRate(AbstractLoss):

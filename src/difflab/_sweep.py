@@ -78,7 +78,7 @@ def sweep(
         if path is not None and path.exists():
             continue
         idx = np.arange(start, min(start + chunk_size, n))
-        ds = _run_chunk(model, protocol, ts, {k: v[idx] for k, v in points.items()}, idx, obs, ensemble_kwargs)
+        ds = _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs)
         ds.attrs.update(attrs, chunk=i)
         if path is None:
             chunks.append(ds)
@@ -123,9 +123,14 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
     return folder
 
 
-def _run_chunk(model, protocol, ts, values, idx, obs, ensemble_kwargs) -> xr.Dataset:
-    batch = make_batch(model, **values)
+def _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs) -> xr.Dataset:
+    # The last chunk is padded with repeats of its last point so that every chunk has one shape
+    # (one compilation); the padding is dropped below.
+    padded = np.concatenate([idx, np.full(min(chunk_size, len(points[next(iter(points))])) - len(idx), idx[-1])])
+    values = {k: v[idx] for k, v in points.items()}
+    batch = make_batch(model, **{k: v[padded] for k, v in points.items()})
     traj = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
+    traj = jax.tree.map(lambda x: x[: len(idx)], traj)
     results = _observe(traj, tuple((name, fn) for name, (fn, _) in obs.items()))
     data_vars = {}
     for name, value in results.items():

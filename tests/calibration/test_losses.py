@@ -1,0 +1,54 @@
+"""Losses: masked MSE, spike-time and firing-rate features on traces with known crossings."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from difflab._losses import MSE, FiringRate, SpikeTimes, as_loss, crossing_times, soft_spike_count
+
+TS = jnp.linspace(0.0, 10.0, 1001)
+
+
+def wave(shift=0.0):
+    """sin(2π (t − shift) / 2.5) crosses 0 upwards at t = shift + 2.5 k."""
+    return jnp.sin(2 * jnp.pi * (TS - shift) / 2.5)
+
+
+def test_mse_leaves_masked_samples_out():
+    pred = {"y": jnp.asarray([1.0, 2.0, 3.0, 4.0])}
+    data = {"y": jnp.asarray([1.0, 0.0, 3.0, 2.0])}
+    mask = {"y": jnp.asarray([True, False, True, True])}
+    assert float(MSE()(pred, data, mask)) == pytest.approx(4.0 / 3.0)
+
+
+def test_crossing_times_are_interpolated():
+    times, found = crossing_times(wave(0.3), TS, 0.0, 5)
+    np.testing.assert_allclose(times, [0.3, 2.8, 5.3, 7.8, 10.0], atol=1e-3)  # the 5th is missing: t_end
+    assert found.tolist() == [True, True, True, True, False]
+
+
+def test_spike_time_loss_is_the_squared_shift_and_differentiable():
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=4, ts=TS)
+    data, mask = {"y": wave(0.3)}, {"y": jnp.ones(TS.shape, bool)}
+    value = loss({"y": wave(0.35)}, data, mask)
+    assert float(value) == pytest.approx(0.05**2, rel=1e-2)
+    grad = jax.grad(lambda s: loss({"y": wave(s)}, data, mask))(0.35)
+    assert float(grad) == pytest.approx(2 * 0.05, rel=2e-2)
+
+
+def test_soft_spike_count_and_rate_loss():
+    assert float(soft_spike_count(20 * wave(0.3), 0.0, 2.0)) == pytest.approx(4.0, abs=0.05)
+    loss = FiringRate(duration=10.0, variable="y", width=2.0)
+    mask = {"y": jnp.ones(TS.shape, bool)}
+    fast = 20 * wave(0.3)  # 4 spikes in 10 ms
+    assert float(loss({"y": fast}, {"y": fast}, mask)) == pytest.approx(0.0, abs=1e-4)
+    slow = 20 * jnp.sin(2 * jnp.pi * (TS - 0.3) / 5.0)  # 2 spikes
+    assert float(loss({"y": slow}, {"y": fast}, mask)) == pytest.approx((2 / 10) ** 2, rel=0.05)
+
+
+def test_as_loss_names_and_errors():
+    assert isinstance(as_loss("mse", np.arange(3.0)), MSE)
+    assert isinstance(as_loss("spike_times", np.arange(3.0)), SpikeTimes)
+    with pytest.raises(ValueError, match="loss must be"):
+        as_loss("huber", np.arange(3.0))
