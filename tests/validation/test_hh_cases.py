@@ -6,6 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 import difflab.datasets
+import difflab.neuron
 import difflab.validation
 from difflab.cli import app
 from difflab.validation import _runner
@@ -19,8 +20,9 @@ def test_step_case_matches_neuron(tmp_path):
     values = {m["name"]: m["value"] for m in case["metrics"]}
     assert values["spike_count_error"] == 0
     assert values["spike_time_max_error"] <= 0.05
-    assert values["v_rms_error"] <= 1.0
+    assert values["v_rms_error"] <= 0.8
     assert case["provenance"]["solver"] == "RushLarsenCN"
+    assert float(case["provenance"]["dt0"]) == difflab.neuron.HodgkinHuxley.squid_axon().default_dt0()
     assert case["dataset_sha256"] == difflab.datasets.sha256(difflab.datasets.path("hh/hh_step_10uA"))
 
 
