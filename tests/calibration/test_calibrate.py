@@ -23,8 +23,9 @@ def fit(data, **kwargs):
     return calibrate(Decay(k=1.0, y0=1.0), None, data, **kwargs)
 
 
-def test_lm_recovers_exact_parameters():
+def test_lm_recovers_exact_parameters(capfd):
     result = fit(decay_data())
+    assert "calibrate" not in capfd.readouterr().err  # no progress bar when stderr is not a terminal
     assert result.best["k"] == pytest.approx(0.5, rel=1e-5)
     assert result.best["y0"] == pytest.approx(2.0, rel=1e-5)
     assert float(result.losses.min()) < 1e-12
