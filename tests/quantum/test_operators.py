@@ -60,8 +60,13 @@ def test_operator_algebra_matches_dense(layouts):
     np.testing.assert_allclose(a.dag().to_dense(), A.conj().T, atol=0)
     np.testing.assert_allclose((a + b).to_dense(), A + B, atol=0)
     np.testing.assert_allclose((a * (0.5 - 2j)).to_dense(), A * (0.5 - 2j), atol=1e-15)
-    re, im = a.apply(jnp.stack([jnp.real(X), jnp.imag(X)]))
+    x = jnp.stack([jnp.real(X), jnp.imag(X)])
+    re, im = a.apply(x)
     np.testing.assert_allclose(re + 1j * im, A @ X, atol=1e-13)
+    re, im = a.apply_dag_right(x)
+    np.testing.assert_allclose(re + 1j * im, X @ A.conj().T, atol=1e-13)
+    tr = a.trace_with(x)
+    np.testing.assert_allclose(tr[0] + 1j * tr[1], np.trace(A @ X), atol=1e-13)
 
 
 def test_auto_layout_keeps_sparse_operators_sparse():

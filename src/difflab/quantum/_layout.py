@@ -42,6 +42,14 @@ class AbstractRealOp(eqx.Module):
         """Return `A @ x[p]` for every leading index `p` (contraction over axis 1 of `x`)."""
 
     @abc.abstractmethod
+    def apply_transpose_right(self, x: Float[Array, "parts m n"]) -> Float[Array, "parts m n"]:
+        """Return `x[p] @ A.T` for every leading index `p` (contraction over the last axis of `x`)."""
+
+    @abc.abstractmethod
+    def trace_with(self, x: Float[Array, "parts n n"]) -> Float[Array, " parts"]:
+        r"""$\mathrm{tr}(A\,x_p)$ for every leading index $p$, without forming the product."""
+
+    @abc.abstractmethod
     def transpose(self) -> AbstractRealOp: ...
 
     @abc.abstractmethod
@@ -95,16 +103,21 @@ class RealDia(AbstractRealOp):
     def apply(self, x):
         if self.is_zero:
             return jnp.zeros_like(x)
-        lo, hi = max(0, -min(self.offsets)), max(0, max(self.offsets))
-        pad = [(0, 0), (lo, hi)] + [(0, 0)] * (x.ndim - 2)
-        xp = jnp.pad(x, pad) if lo or hi else x
-        n = self.n
         extra = (None, slice(None)) + (None,) * (x.ndim - 2)
-        out = None
+        return _sum(self.diags[j][extra] * _shift(x, k, 1) for j, k in enumerate(self.offsets))
+
+    def apply_transpose_right(self, x):
+        if self.is_zero:
+            return jnp.zeros_like(x)
+        return _sum(self.diags[j] * _shift(x, k, x.ndim - 1) for j, k in enumerate(self.offsets))
+
+    def trace_with(self, x):
+        # tr(A X) = sum_k sum_i (d_k)_i X_{i+k, i}: a gather of the matching diagonals of X.
+        total = jnp.zeros(x.shape[:1], x.dtype)
         for j, k in enumerate(self.offsets):
-            term = self.diags[j][extra] * xp[:, lo + k : lo + k + n]
-            out = term if out is None else out + term
-        return out
+            rows = np.arange(max(0, -k), min(self.n, self.n - k))
+            total = total + x[:, rows + k, rows] @ self.diags[j][rows]
+        return total
 
     def transpose(self) -> RealDia:
         # (A^T)_{i, i-k} = A_{i-k, i} = (d_k)_{i-k}: roll by k (the wrapped entries are the zero padding).
@@ -138,6 +151,12 @@ class RealDense(AbstractRealOp):
     def apply(self, x):
         return jnp.moveaxis(jnp.tensordot(self.matrix, x, axes=(1, 1)), 0, 1)
 
+    def apply_transpose_right(self, x):
+        return x @ self.matrix.T
+
+    def trace_with(self, x):
+        return jnp.einsum("ij,pji->p", self.matrix, x)
+
     def transpose(self) -> RealDense:
         return RealDense(self.matrix.T)
 
@@ -146,6 +165,31 @@ class RealDense(AbstractRealOp):
 
     def to_dense(self):
         return self.matrix
+
+
+def _shift(x: Array, k: int, axis: int) -> Array:
+    """`y` with `y[..., i, ...] = x[..., i + k, ...]` along `axis`, zero where `i + k` falls outside.
+
+    Slices and a concatenation with zeros: XLA fuses them with the multiply-adds (cheaper than `pad` or `roll`).
+    """
+    if k == 0:
+        return x
+    n = x.shape[axis]
+    width = min(abs(k), n)
+    zeros = jnp.zeros((*x.shape[:axis], width, *x.shape[axis + 1 :]), x.dtype)
+    index = [slice(None)] * x.ndim
+    if k > 0:
+        index[axis] = slice(width, None)
+        return jnp.concatenate([x[tuple(index)], zeros], axis)
+    index[axis] = slice(None, n - width)
+    return jnp.concatenate([zeros, x[tuple(index)]], axis)
+
+
+def _sum(terms):
+    out = None
+    for term in terms:
+        out = term if out is None else out + term
+    return out
 
 
 def zero_op(n: int, dtype=float) -> RealDia:

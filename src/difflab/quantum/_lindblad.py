@@ -5,11 +5,11 @@ $$ \frac{d\rho}{dt} = -i[H(t), \rho] + \sum_k \Big(L_k \rho L_k^\dagger - \tfrac
 ($\hbar = 1$; time in `time_units`; $H$ in rad per time unit; $L_k = \sqrt{\gamma_k}\,A_k$ with rates $\gamma_k$ in
 1/time unit). The superoperator ($n^2 \times n^2$) is never built. With $G = -iH - \tfrac12\sum_k L_k^\dagger L_k$,
 
-$$ \frac{d\rho}{dt} = G\rho + (G\rho)^\dagger + \sum_k L_k\,(L_k\rho)^\dagger, $$
+$$ \frac{d\rho}{dt} = G\rho + \rho G^\dagger + \sum_k L_k\,\rho\,L_k^\dagger, $$
 
-three left multiplications by diagonal-sparse operators per jump operator, on the real and imaginary parts of
-$\rho$ stacked in one real array `rho` of shape (2, n, n). Reference: Breuer & Petruccione, *The Theory of Open
-Quantum Systems*, §3.2; Lindblad, Commun. Math. Phys. 48, 119 (1976).
+row and column operations with diagonal-sparse operators (shifted, scaled copies of $\rho$; no transpose), on the
+real and imaginary parts of $\rho$ stacked in one real array `rho` of shape (2, n, n). Reference: Breuer &
+Petruccione, *The Theory of Open Quantum Systems*, §3.2; Lindblad, Commun. Math. Phys. 48, 119 (1976).
 """
 
 from __future__ import annotations
@@ -87,10 +87,9 @@ class LindbladModel(AbstractModel):
         for L in self.jump_ops:
             G = G + (-0.5) * (L.dag() @ L)
         x = y["rho"]
-        a = G.apply(x)
-        out = a + _dag(a)
+        out = G.apply(x) + G.apply_dag_right(x)
         for L in self.jump_ops:
-            out = out + L.apply(_dag(L.apply(x)))
+            out = out + L.apply(L.apply_dag_right(x))
         return {"rho": out}
 
     def initial_state(self) -> dict[str, Array]:
@@ -98,11 +97,6 @@ class LindbladModel(AbstractModel):
 
     def default_stepsize_controller(self):
         return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
-
-
-def _dag(x: Array) -> Array:
-    """Conjugate transpose of a matrix stacked as [real, imaginary] parts."""
-    return jnp.stack([x[0].T, -x[1].T])
 
 
 def as_density(rho0, n: int, name: str = "rho0") -> Complex[Array, "n n"]:

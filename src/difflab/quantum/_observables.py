@@ -1,7 +1,8 @@
 r"""Expectation values computed from the split (real, imaginary) state without densifying operators.
 
 For a ket, $\langle E\rangle = \psi^\dagger E \psi$; for a density matrix, $\langle E\rangle = \mathrm{tr}(E\rho)$.
-Both cost one application of $E$ (a few multiply-adds per stored diagonal).
+A ket costs one application of $E$; a density matrix only a gather of the diagonals of $\rho$ that meet the stored
+diagonals of $E$ ($\mathrm{tr}(E\rho) = \sum_k \sum_i (e_k)_i\,\rho_{i+k,i}$), never the product $E\rho$.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def expect_ket(E: Operator, x: Float[Array, "2 n"]) -> Float[Array, "2"]:
 
 def expect_dm(E: Operator, x: Float[Array, "2 n n"]) -> Float[Array, "2"]:
     r"""$[\mathrm{Re}, \mathrm{Im}]\,\mathrm{tr}(E\rho)$ for $\rho$ stacked as `x = [Re ρ, Im ρ]`."""
-    return jnp.trace(E.apply(x), axis1=1, axis2=2)
+    return E.trace_with(x)
 
 
 def expect_state(E: Operator, y: dict[str, Array]) -> Float[Array, "2"]:

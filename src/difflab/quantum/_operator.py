@@ -48,6 +48,22 @@ class Operator(eqx.Module):
             return rotated
         return self.re.apply(x) + rotated
 
+    def apply_dag_right(self, x: Float[Array, "2 m n"]) -> Float[Array, "2 m n"]:
+        r"""$X A^\dagger$ for $X$ stacked as `[Re X, Im X]`: column operations only, no transpose of $X$."""
+        out = self.re.apply_transpose_right(x)
+        if self.im.is_zero:
+            return out
+        y = self.im.apply_transpose_right(x)
+        return out + jnp.stack([y[1], -y[0]])  # -i X A_i^T
+
+    def trace_with(self, x: Float[Array, "2 n n"]) -> Float[Array, "2"]:
+        r"""$[\mathrm{Re}, \mathrm{Im}]\,\mathrm{tr}(A X)$ for $X$ stacked as `[Re X, Im X]`."""
+        tr = self.re.trace_with(x)
+        if self.im.is_zero:
+            return tr
+        ti = self.im.trace_with(x)
+        return tr + jnp.stack([-ti[1], ti[0]])
+
     def dag(self) -> Operator:
         """Hermitian conjugate $A^\\dagger = A_r^T - i A_i^T$."""
         return Operator(self.re.transpose(), self.im.transpose().scale(-1.0))
