@@ -42,9 +42,10 @@ def validate(
     from .. import validation as dv
 
     if list_cases:
-        for name, file in dv.shipped_cases().items():
-            spec = dv.load_case(file)
-            typer.echo(f"{name:28s} {spec.kind:18s} {spec.title}")
+        specs = {name: dv.load_case(file) for name, file in dv.shipped_cases().items()}
+        width = max((len(n) for n in specs), default=0), max((len(s.kind) for s in specs.values()), default=0)
+        for name, spec in specs.items():
+            typer.echo(f"{name:{width[0]}s}  {spec.kind:{width[1]}s}  {spec.title}")
         return
     try:
         results, folder = dv.validate(cases or (), out, progress=_bar if progress else None)
