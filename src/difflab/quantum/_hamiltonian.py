@@ -17,13 +17,18 @@ from ._drives import Controls, Drive
 from ._operator import Operator, as_operator
 from ._pulses import feature_time
 
-__all__ = ["controls_of", "convert_drives", "hamiltonian_at", "max_step"]
+__all__ = ["controls_of", "convert_drive_list", "convert_drives", "hamiltonian_at", "max_step"]
 
 
 def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple[Drive, ...]]:
     """Check and convert `H0` and `drives` (Hermitian, matching dimensions)."""
     check_hermitian(H0, "H0")
     H0 = as_operator(H0, name="H0", layout=layout)
+    return H0, convert_drive_list(drives, H0.n, reference="H0")
+
+
+def convert_drive_list(drives, n: int, *, reference: str = "H") -> tuple[Drive, ...]:
+    """Check drives: `Drive`s or `(protocol, operator)` pairs with Hermitian n×n operators."""
     converted = []
     for j, drive in enumerate(drives):
         if not isinstance(drive, Drive):
@@ -31,10 +36,10 @@ def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple
                 drive = Drive(*drive)
             else:
                 raise TypeError(f"`drives[{j}]` must be a Drive or a (protocol, operator) pair, got {drive!r}.")
-        check_same_dim(drive.operator, H0.n, f"drives[{j}].operator", "H0")
+        check_same_dim(drive.operator, n, f"drives[{j}].operator", reference)
         check_hermitian(drive.operator, f"drives[{j}].operator")
         converted.append(drive)
-    return H0, tuple(converted)
+    return tuple(converted)
 
 
 def controls_of(drives: tuple[Drive, ...]) -> Controls:

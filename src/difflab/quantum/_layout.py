@@ -104,6 +104,11 @@ class RealDia(AbstractRealOp):
         if self.is_zero:
             return jnp.zeros_like(x)
         extra = (None, slice(None)) + (None,) * (x.ndim - 2)
+        if len(self.offsets) > _PAD_FROM:  # many diagonals: one padded copy, then slices
+            lo, hi = max(0, -min(self.offsets)), max(0, max(self.offsets))
+            xp = jnp.pad(x, [(0, 0), (lo, hi)] + [(0, 0)] * (x.ndim - 2))
+            n = self.n
+            return _sum(self.diags[j][extra] * xp[:, lo + k : lo + k + n] for j, k in enumerate(self.offsets))
         return _sum(self.diags[j][extra] * _shift(x, k, 1) for j, k in enumerate(self.offsets))
 
     def apply_transpose_right(self, x):
@@ -165,6 +170,11 @@ class RealDense(AbstractRealOp):
 
     def to_dense(self):
         return self.matrix
+
+
+#: Above this many stored diagonals, `apply` pads once instead of shifting per diagonal (measured faster for the
+#: 21 diagonals of a 10-spin Ising chain, slower for the 1-3 of Jaynes–Cummings operators).
+_PAD_FROM = 4
 
 
 def _shift(x: Array, k: int, axis: int) -> Array:

@@ -23,10 +23,10 @@ import xarray as xr
 
 from .._errors import check_finite, check_increasing
 from ._batch import run_members
-from ._checks import check_density, check_hermitian, check_ket, check_same_dim, is_hermitian
-from ._hamiltonian import convert_drives, max_step
+from ._checks import check_density, check_hermitian, check_ket, check_same_dim
+from ._hamiltonian import convert_drive_list, max_step
 from ._lindblad import LindbladModel
-from ._operator import Operator, as_operator, as_operator_batch
+from ._operator import Operator, as_operator_batch, cached_operator
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import DEFAULT_MAX_STEPS, solve_model
 
@@ -176,10 +176,16 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
         raise ValueError(f"`ts` must be 1-D with at least 2 times, got shape {ts.shape}.")
     check_finite(ts, "ts")
     check_increasing(ts, "ts")
-    check_hermitian(H, "H")
-    H0, b_H = as_operator_batch(H, name="H", layout=layout)
+    if np.ndim(H) == 2 and not isinstance(H, Operator):
+        H0, herm = cached_operator(H, name="H", layout=layout)
+        if not herm:
+            check_hermitian(H, "H")  # raises with the details
+        b_H = None
+    else:
+        check_hermitian(H, "H")
+        H0, b_H = as_operator_batch(H, name="H", layout=layout)
     n = H0.n
-    _, drives = convert_drives(as_operator(np.zeros((n, n)), layout="dense"), drives, layout=layout)
+    drives = convert_drive_list(drives, n)
     jumps, b_jumps = [], []
     for k, L in enumerate(jump_ops):
         check_same_dim(L, n, f"jump_ops[{k}]", "H")
@@ -190,7 +196,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     if len(sizes) > 1:
         raise ValueError(f"Batched `H` and `jump_ops` must share one batch size, got sizes {sorted(sizes)}.")
     n_batch = sizes.pop() if sizes else None
-    names, ops = _exp_ops(exp_ops, n)
+    names, ops, all_hermitian = _exp_ops(exp_ops, n)
     y0, n_states = _initial_states(state0, n, open_system)
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
@@ -199,7 +205,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     )  # fmt: skip
     traj = run_members(_solve_member, problem, (n_batch or 1) * n_states, batch)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())
-    return _to_dataset(traj, lead, names, ops, batch_dim, batch_coords, open_system, time_units, n_batch)
+    return _to_dataset(traj, lead, names, all_hermitian, batch_dim, batch_coords, open_system, time_units, n_batch)
 
 
 def _is_list(state0, open_system) -> bool:
@@ -208,11 +214,13 @@ def _is_list(state0, open_system) -> bool:
 
 def _exp_ops(exp_ops, n):
     items = list(exp_ops.items()) if isinstance(exp_ops, Mapping) else [(f"e{m}", E) for m, E in enumerate(exp_ops)]
-    ops = []
+    ops, hermitian = [], []
     for name, E in items:
         check_same_dim(E, n, f"exp_ops[{name!r}]", "H")
-        ops.append(as_operator(E, name=f"exp_ops[{name!r}]"))
-    return [name for name, _ in items], ops
+        op, herm = cached_operator(E, name=f"exp_ops[{name!r}]")
+        ops.append(op)
+        hermitian.append(herm)
+    return [name for name, _ in items], ops, all(hermitian)
 
 
 def _initial_states(state0, n, open_system):
@@ -234,14 +242,16 @@ def _initial_states(state0, n, open_system):
     return split_state(stacked, "rho" if open_system else "psi"), len(out)
 
 
-def _to_dataset(traj, lead, names, ops, batch_dim, batch_coords, open_system, time_units, n_batch) -> xr.Dataset:
+def _to_dataset(
+    traj, lead, names, all_hermitian, batch_dim, batch_coords, open_system, time_units, n_batch
+) -> xr.Dataset:
     dims = ((batch_dim,) if n_batch else ()) + (("initial_state",) if len(lead) > (1 if n_batch else 0) else ())
     ys = {k: np.asarray(v).reshape((*lead, *np.shape(v)[1:])) for k, v in traj.ys.items()}
     data = {}
     if names:
         attrs = {"units": "1", "long_name": "expectation value (units of the operator; ħ = 1)"}
         data["expect"] = xr.Variable((*dims, "time", "observable"), ys["expect_re"], attrs)
-        if not all(is_hermitian(E) for E in ops):
+        if not all_hermitian:
             data["expect_imag"] = xr.Variable((*dims, "time", "observable"), ys["expect_im"], attrs)
     state_dims = ("row", "col") if open_system else ("level",)
     for key in ("rho", "psi"):
