@@ -35,12 +35,12 @@ def test_passive_gradient_wrt_gL_and_C_is_exact():
     """V(T) = EL + (V0 - EL) exp(-gL T / C); derivatives wrt gL and C in closed form."""
     T, EL, V0 = 20.0, -54.3, -65.0
 
-    @jax.jit
     def v_end(gL, C):
-        return difflab.simulate(passive(gL, C), None, PASSIVE_TS, dt0=0.0125).ys["V"][-1]
+        traj = difflab.simulate(passive(gL, C), None, PASSIVE_TS, dt0=0.0125, adjoint=diffrax.ForwardMode())
+        return traj.ys["V"][-1]
 
     gL, C = 0.3, 1.2
-    d_gL, d_C = jax.grad(v_end, argnums=(0, 1))(gL, C)
+    d_gL, d_C = jax.jit(jax.jacfwd(v_end, argnums=(0, 1)))(gL, C)
     decay = np.exp(-gL * T / C)
     # discretise-then-differentiate: exact up to the scheme's O(dt²) error (2e-6 at dt = 0.0125)
     np.testing.assert_allclose(d_gL, (V0 - EL) * (-T / C) * decay, rtol=5e-6)
@@ -108,6 +108,8 @@ def test_generic_diffrax_solver_agrees_and_adaptive_control_runs():
     assert int(adaptive.stats["num_steps"]) < 6000  # fewer than the fixed steps of the fine run
     spikes = spike_times(ts, adaptive.ys["V"], max_spikes=4)
     np.testing.assert_allclose(spikes, spike_times(ts, fine, max_spikes=4), atol=0.02)
-    tsit = difflab.simulate(model, protocol, ts, solver=diffrax.Tsit5())  # generic solver, default PID
+    tsit = difflab.simulate(
+        model, protocol, ts, solver=diffrax.Tsit5(), stepsize_controller=diffrax.PIDController(rtol=1e-6, atol=1e-8)
+    )
     reference = spike_times(ts, fine, max_spikes=4)
     np.testing.assert_allclose(spike_times(ts, tsit.ys["V"], max_spikes=4), reference, atol=0.02)

@@ -84,8 +84,8 @@ def rheobase(
 
     ``kind="any"``: the smallest current that elicits at least one spike; ``"sustained"``: the
     smallest that still fires in the second half of the step (repetitive firing). Each round
-    simulates ``points`` currents inside the bracket at once and keeps the sub-interval where the
-    outcome flips, until the bracket is narrower than ``tol``. Returns the bracket's midpoint.
+    simulates the bracket's ends and ``points`` currents inside it at once and keeps the
+    sub-interval where the outcome flips, until the bracket is narrower than ``tol``. Returns the bracket's midpoint.
 
     Raises:
         ValueError: if ``kind`` is unknown, or the cell does not fire at ``high`` / fires at ``low``.
@@ -98,17 +98,19 @@ def rheobase(
     def fires(model, amplitudes):
         return _fires(model, amplitudes, kind, start, stop, threshold, simulate_kwargs)
 
-    ends = fires(model, jnp.asarray([low, high], dtype=dtype))
-    if bool(ends[0]) or not bool(ends[1]):
-        raise ValueError(
-            f"rheobase must be bracketed by low and high: fires at low={low}: {bool(ends[0])}, "
-            f"at high={high}: {bool(ends[1])}"
-        )
+    # every round simulates the bracket's ends and ``points`` currents inside it (one compiled shape)
     lo, hi = float(low), float(high)
-    while hi - lo > tol:
-        grid = np.linspace(lo, hi, points + 2)[1:-1]
+    first = True
+    while first or hi - lo > tol:
+        grid = np.linspace(lo, hi, points + 2)
         out = np.asarray(fires(model, jnp.asarray(grid, dtype=dtype)))
-        first = int(np.argmax(out)) if out.any() else points
-        lo = grid[first - 1] if first > 0 else lo
-        hi = grid[first] if first < points else hi
+        if first and (out[0] or not out[-1]):
+            raise ValueError(
+                f"rheobase must be bracketed by low and high: fires at low={low}: {bool(out[0])}, "
+                f"at high={high}: {bool(out[-1])}"
+            )
+        first = False
+        k = int(np.argmax(out)) if out[1:].any() else len(grid) - 1  # first current that fires
+        k = max(k, 1)
+        lo, hi = grid[k - 1], grid[k]
     return jnp.asarray((lo + hi) / 2, dtype=dtype)

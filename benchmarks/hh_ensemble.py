@@ -1,0 +1,277 @@
+"""Hodgkin–Huxley ensemble and gradient benchmark: difflab against Jaxley 0.14, side by side.
+
+Protocol (both simulators): squid axon (NEURON ``hh``), 1000 parameter sets gNa ~ U[80, 160],
+gK ~ U[24, 48] mS/cm², gL = 0.3 mS/cm², a 10 µA/cm² step on [10, 110) ms, t in [0, 120] ms.
+difflab saves V every 0.025 ms (dense output of its solver); Jaxley records V at every one of its steps.
+
+Two accuracy tiers, judged on the nominal parameter set against NEURON 9 (CVODE, 1e-11):
+all 7 spike times within 0.05 ms, and within 0.01 ms. Each tier compares difflab's default solver
+(``RushLarsenCN``) at the step that reaches the tier with Jaxley's fastest solver for it
+(``crank_nicolson`` at dt = 0.04 and 0.02 ms). Reported: median wall time after compilation
+(float64 and float32), NaN traces, the nominal spike-time error, and value and gradient of the
+trace MSE against the NEURON trace with respect to (gNa, gK, gL) (difflab: forward mode, three
+tangents in one pass; Jaxley: ``jax.value_and_grad``, reverse mode through its scan).
+
+Run:  python benchmarks/hh_ensemble.py [--members 1000] [--repeats 5] [--no-jaxley] [--convergence]
+Jaxley is a benchmark-only dependency (``pip install "jaxley==0.14.*"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import time
+
+import diffrax
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import difflab
+import difflab.datasets
+from difflab.neuron import HodgkinHuxley, spike_times
+
+T_END = 120.0
+SAVE_DT = 0.025
+#: difflab's step per tier (binary-exact, so the pulse edges fall on step boundaries)
+DIFFLAB_DT = {"0.05 ms": 0.0625, "0.01 ms": 0.03125}
+#: Jaxley's fastest solver per tier: crank_nicolson at these steps
+JAXLEY_DT = {"0.05 ms": 0.04, "0.01 ms": 0.02}
+TIER_TOL = {"0.05 ms": 0.05, "0.01 ms": 0.01}
+#: the gradient is timed at the 0.05 ms tier
+GRAD_TIER = "0.05 ms"
+
+
+def median_time(fn, *args, repeats: int, clock=time.perf_counter) -> float:
+    jax.block_until_ready(fn(*args))  # compile
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return float(np.median(times))
+
+
+def spike_error(ts, V, ref_spikes) -> float:
+    got = np.asarray(spike_times(jnp.asarray(ts), jnp.asarray(V)))
+    got = got[~np.isnan(got)]
+    if len(got) != len(ref_spikes):
+        return float("inf")
+    return float(np.max(np.abs(got - ref_spikes)))
+
+
+# ---------------------------------------------------------------- difflab
+def difflab_runs(gNa, gK, ref, dtype, repeats):
+    ts = (jnp.arange(round(T_END / SAVE_DT) + 1) * SAVE_DT).astype(dtype)
+    protocol = difflab.Step(10.0, 10.0, 110.0)
+    base = HodgkinHuxley.squid_axon(dtype)
+    batch = base.replace(gNa=jnp.asarray(gNa, dtype), gK=jnp.asarray(gK, dtype))
+    v_ref = jnp.asarray(ref.V.values[0, : ts.shape[0]], dtype)
+    out = {}
+    for tier, dt in DIFFLAB_DT.items():
+        nsteps = round(T_END / dt)
+
+        def voltage(model, dt=dt, nsteps=nsteps):
+            traj = difflab.simulate(
+                model, protocol, ts, dt0=dt, max_steps=nsteps, observe=lambda t, y, a: {"V": y["V"]}
+            )
+            return traj.ys["V"]
+
+        run = jax.jit(voltage)
+        wall = median_time(run, batch, repeats=repeats)
+        V = np.asarray(run(batch))
+        nan_traces = int(np.isnan(V).any(axis=0).sum())
+        err = spike_error(ts, run(base), ref.spike_times.values[0][:7])
+
+        def loss(p, dt=dt, nsteps=nsteps):
+            model = base.replace(gNa=p[0], gK=p[1], gL=p[2])
+            traj = difflab.simulate(
+                model,
+                protocol,
+                ts,
+                dt0=dt,
+                max_steps=nsteps,
+                adjoint=diffrax.ForwardMode(),
+                observe=lambda t, y, a: {"V": y["V"]},
+            )
+            return jnp.mean((traj.ys["V"] - v_ref) ** 2)
+
+        def value_and_grad(p, loss=loss):
+            # three parameters: forward mode (one pass carrying three tangents) beats reverse mode
+            tangents = jnp.eye(p.shape[0], dtype=p.dtype)
+            value, grad = jax.vmap(lambda t: jax.jvp(loss, (p,), (t,)), out_axes=(None, 0))(tangents)
+            return value, grad
+
+        grad = jax.jit(value_and_grad)
+        p0 = jnp.asarray([120.0, 36.0, 0.3], dtype)
+        grad_wall = median_time(grad, p0, repeats=repeats) if tier == GRAD_TIER else float("nan")
+        value, g = grad(p0)
+        out[tier] = dict(
+            dt=dt, wall=wall, nan=nan_traces, err=err, grad=grad_wall, loss=float(value), dloss=np.asarray(g)
+        )
+    return out
+
+
+# ---------------------------------------------------------------- Jaxley
+def jaxley_runs(gNa, gK, ref, dtype, repeats):
+    import jaxley as jx
+    from jaxley.channels import HH
+
+    ctx = jax.enable_x64(False) if dtype == jnp.float32 else contextlib.nullcontext()
+    out = {}
+    with ctx:
+        for tier, dt in JAXLEY_DT.items():
+            comp = jx.Compartment()
+            comp.insert(HH())
+            # area 2 pi r L = 100 µm², so 0.001 nA = 1 µA/cm² (as in the NEURON reference)
+            comp.set("radius", 1.0)
+            comp.set("length", 100.0 / (2 * np.pi))
+            comp.set("capacitance", 1.0)
+            comp.set("v", -65.0)
+            comp.init_states()
+            comp.stimulate(jx.step_current(10.0, 100.0, 0.01, dt, T_END), verbose=False)
+            comp.record("v", verbose=False)
+            ts = np.arange(round(T_END / dt) + 1) * dt
+
+            def simulate(a, b, comp=comp, dt=dt):
+                state = comp.data_set("HH_gNa", a, None)
+                state = comp.data_set("HH_gK", b, state)
+                return jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0]
+
+            run = jax.jit(jax.vmap(simulate))
+            a, b = jnp.asarray(gNa * 1e-3, dtype), jnp.asarray(gK * 1e-3, dtype)  # S/cm²
+            wall = median_time(run, a, b, repeats=repeats)
+            V = np.asarray(run(a, b))[:, : ts.shape[0]]
+            nan_traces = int(np.isnan(V).any(axis=1).sum())
+            nominal = np.asarray(jax.jit(simulate)(jnp.asarray(0.12, dtype), jnp.asarray(0.036, dtype)))
+            err = spike_error(ts, nominal[: ts.shape[0]], ref.spike_times.values[0][:7])
+            v_ref = jnp.asarray(np.interp(ts, ref.time.values, ref.V.values[0]), dtype)
+
+            def loss(p, comp=comp, dt=dt, v_ref=v_ref, n=ts.shape[0]):
+                state = comp.data_set("HH_gNa", p[0], None)
+                state = comp.data_set("HH_gK", p[1], state)
+                state = comp.data_set("HH_gLeak", p[2], state)
+                v = jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0, :n]
+                return jnp.mean((v - v_ref) ** 2)
+
+            grad = jax.jit(jax.value_and_grad(loss))
+            p0 = jnp.asarray([0.12, 0.036, 0.0003], dtype)
+            grad_wall = median_time(grad, p0, repeats=repeats) if tier == GRAD_TIER else float("nan")
+            value, _ = grad(p0)
+            out[tier] = dict(dt=dt, wall=wall, nan=nan_traces, err=err, grad=grad_wall, loss=float(value))
+    return out
+
+
+# ---------------------------------------------------------------- convergence study
+CONVERGENCE_DT = (0.1, 0.0625, 0.05, 0.04, 0.03125, 0.025, 0.0125)
+
+
+def convergence(gNa, gK, ref, repeats):
+    """Rows of (solver, dt, steps, max spike-time error, V RMS error, ensemble time) in float64."""
+    ts = jnp.arange(round(T_END / SAVE_DT) + 1) * SAVE_DT
+    protocol = difflab.Step(10.0, 10.0, 110.0)
+    base = HodgkinHuxley.squid_axon()
+    batch = base.replace(gNa=jnp.asarray(gNa), gK=jnp.asarray(gK))
+    v_ref = ref.V.values[0, : ts.shape[0]]
+    spikes_ref = ref.spike_times.values[0][:7]
+    rows = []
+    for dt in CONVERGENCE_DT:
+        nsteps = round(T_END / dt)
+        run = jax.jit(
+            lambda m, dt=dt, n=nsteps: difflab.simulate(
+                m, protocol, ts, dt0=dt, max_steps=n, observe=lambda t, y, a: {"V": y["V"]}
+            ).ys["V"]
+        )
+        V = np.asarray(run(base))
+        rms = float(np.sqrt(np.mean((V - v_ref) ** 2)))
+        cpu = median_time(run, batch, repeats=repeats, clock=time.process_time)
+        rows.append(("RushLarsenCN", dt, nsteps, spike_error(ts, V, spikes_ref), rms, cpu))
+    generic = {
+        "Tsit5, fixed": (diffrax.ConstantStepSize(), 0.05),
+        "Tsit5, PID rtol 1e-6 atol 1e-8": (diffrax.PIDController(rtol=1e-6, atol=1e-8), None),
+    }
+    for name, (controller, dt) in generic.items():
+        traj = difflab.simulate(base, protocol, ts, solver=diffrax.Tsit5(), stepsize_controller=controller, dt0=dt)
+        V = np.asarray(traj.ys["V"])
+        rms = float(np.sqrt(np.mean((V - v_ref) ** 2)))
+        steps = int(traj.stats["num_steps"])
+        rows.append((name, dt or float("nan"), steps, spike_error(ts, V, spikes_ref), rms, float("nan")))
+    return rows
+
+
+def print_convergence(rows, members):
+    print(
+        f"| solver | dt (ms) | steps | max spike-time error (ms) | V RMS error (mV) | {members} members, f64, CPU s |"
+    )
+    print("|---|---|---|---|---|---|")
+    for solver, dt, steps, err, rms, wall in rows:
+        print(f"| {solver} | {dt:g} | {steps} | {err:.4f} | {rms:.3f} | {wall:.3f} |")
+
+
+# ---------------------------------------------------------------- report
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-jaxley", action="store_true")
+    parser.add_argument("--convergence", action="store_true", help="print the convergence table instead")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    gNa = rng.uniform(80.0, 160.0, args.members)
+    gK = rng.uniform(24.0, 48.0, args.members)
+    ref = difflab.datasets.load("hh/hh_step_10uA")
+    load_before = os.getloadavg()[0]
+    if args.convergence:
+        rows = convergence(gNa, gK, ref, args.repeats)
+        print(f"load average (1 min) before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
+        print_convergence(rows, args.members)
+        return
+    results = {}
+    for name, dtype in (("float64", jnp.float64), ("float32", jnp.float32)):
+        results["difflab", name] = difflab_runs(gNa, gK, ref, dtype, args.repeats)
+        if not args.no_jaxley:
+            results["jaxley", name] = jaxley_runs(gNa, gK, ref, dtype, args.repeats)
+    load_after = os.getloadavg()[0]
+
+    print(f"# HH ensemble: {args.members} members, medians of {args.repeats} runs after compilation")
+    print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f}; CPUs: {os.cpu_count()}")
+    print(f"jax {jax.__version__}, difflab {difflab.__version__}")
+    print()
+    print(
+        "| tier | dtype | difflab dt | difflab time (s) | NaN | nominal err (ms) | Jaxley CN dt | Jaxley time (s) "
+        "| NaN | nominal err (ms) | speed-up |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for tier in DIFFLAB_DT:
+        for name in ("float64", "float32"):
+            d = results["difflab", name][tier]
+            j = results.get(("jaxley", name), {}).get(tier)
+            jcols = (
+                f"{j['dt']} | {j['wall']:.4f} | {j['nan']} | {j['err']:.4f} | {j['wall'] / d['wall']:.2f}x"
+                if j
+                else "– | – | – | – | –"
+            )
+            ok = "ok" if d["err"] < TIER_TOL[tier] else "MISSES TIER"
+            print(f"| {tier} | {name} | {d['dt']} | {d['wall']:.4f} | {d['nan']} | {d['err']:.4f} ({ok}) | {jcols} |")
+    print()
+    print(
+        "| value_and_grad of trace MSE wrt (gNa, gK, gL) | dtype | difflab (s) | loss (mV²) | Jaxley CN (s) "
+        "| loss (mV²) | speed-up |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    tier = GRAD_TIER
+    for name in ("float64", "float32"):
+        d = results["difflab", name][tier]
+        j = results.get(("jaxley", name), {}).get(tier)
+        jcols = f"{j['grad']:.4f} | {j['loss']:.2f} | {j['grad'] / d['grad']:.2f}x" if j else "– | – | –"
+        steps = f"dt {d['dt']} (difflab, forward mode) / {JAXLEY_DT[tier]} (Jaxley, reverse mode)"
+        print(f"| {steps} | {name} | {d['grad']:.4f} | {d['loss']:.2f} | {jcols} |")
+    print()
+    d = results["difflab", "float64"][tier]
+    print(f"difflab gradient at the nominal parameters (mV² per mS/cm²): {d['dloss']}")
+
+
+if __name__ == "__main__":
+    main()
