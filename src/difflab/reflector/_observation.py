@@ -22,6 +22,7 @@ from .._simulate import simulate
 from ._constants import APERTURE_RADIUS, MAX_STRAIN
 from ._constraints import edge_strain
 from ._geometry import Geometry
+from ._kinematics import node_positions
 from ._raytrace import panel_hit_fraction, projected_area
 from ._servo import ActuatorServo
 from ._source import axis_distance, feed_position, source_direction
@@ -35,6 +36,13 @@ def _angles(s):
     return alpha, beta
 
 
+class _PointingLike(eqx.Module):
+    """The two fields of a Pointing that the ray trace reads (direction s and feed centre P)."""
+
+    s: jax.Array
+    focus: jax.Array
+
+
 @eqx.filter_jit
 def _observables(geometry, target, e, t, panels, n: int):
     """Per-time diagnostics for extensions e (m) at time t (s); ``panels`` is a fixed superset of panels."""
@@ -43,19 +51,12 @@ def _observables(geometry, target, e, t, panels, n: int):
     inside = axis_distance(geometry.nodes, s) <= APERTURE_RADIUS
     rms = jnp.sqrt(jnp.sum(jnp.where(inside, (e - u) ** 2, 0.0)) / jnp.sum(inside))
     strain = jnp.abs(edge_strain(geometry, e))
-    from ._kinematics import node_positions
-
     v = node_positions(geometry, e)[geometry.panels[panels]]
     pointing = _PointingLike(s, feed_position(s, geometry.radius))
     frac = panel_hit_fraction(v, pointing, geometry.radius, n=n)
     weight = projected_area(v, s) * jnp.all(inside[geometry.panels[panels]], axis=1)
     eta = jnp.sum(weight * frac) / jnp.sum(weight)
     return rms, jnp.max(jnp.abs(e - u)), MAX_STRAIN - jnp.max(strain), jnp.sum(strain > MAX_STRAIN), eta
-
-
-class _PointingLike(eqx.Module):
-    s: jax.Array
-    focus: jax.Array
 
 
 def simulate_tracking(
