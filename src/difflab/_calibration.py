@@ -54,6 +54,16 @@ class Calibration:
         return {n[: -len("_stderr")]: self.estimates[n].values for n in map(str, self.estimates.data_vars)
                 if n.endswith("_stderr")}  # fmt: skip
 
+    def to_dataset(self) -> xr.Dataset:
+        """Estimates, standard errors, final losses, history (``history_*``) and covariance in one Dataset."""
+        history = self.history.rename({v: f"history_{v}" for v in self.history.data_vars})
+        parts = [self.estimates, self.losses.rename("final_loss").to_dataset(), history]
+        if self.covariance is not None:
+            parts.append(self.covariance.to_dataset())
+        ds = xr.merge(parts, compat="no_conflicts", join="outer")
+        ds.attrs["steps"] = self.steps
+        return ds
+
     def __repr__(self) -> str:
         fmt = {"float_kind": lambda x: f"{x:.6g}"}
         show = lambda a: np.array2string(np.asarray(a), formatter=fmt)  # noqa: E731

@@ -37,7 +37,7 @@ def save(path: str | os.PathLike, *, theta, carry, history, step: int, meta: dic
 
 
 def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_like):
-    """Read a checkpoint written by [`save`][] and check that it belongs to this fit.
+    """Read a checkpoint written by ``save`` and check that it belongs to this fit.
 
     Returns:
         ``(theta, carry, history, step)``.

@@ -121,7 +121,7 @@ class FiringRate(AbstractLoss):
     Args:
         variable: voltage-like output.
         threshold: crossing level.
-        width: softness of the count (output units); see [`soft_spike_count`][difflab.soft_spike_count].
+        width: softness of the count (output units); see ``soft_spike_count`` in this module.
         duration: window length in model time units; the rate is ``count / duration``
             (spikes per model time unit, e.g. per ms).
     """

@@ -1,6 +1,6 @@
 """The calibration problem as a pure function of unconstrained parameters, and the optimiser adapters.
 
-[`Problem`][] holds everything a fit needs except the parameters and the data of one member
+``Problem`` holds everything a fit needs except the parameters and the data of one member
 (one recording × one start): the base model, the transforms, the simulation settings and the
 loss. It is passed to the jitted step as an argument, so new data, new bounds or a new
 initial model of the same shapes reuse the compiled step.

@@ -134,15 +134,9 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(result, path: Path, overwrite: bool) -> None:
-    import xarray as xr
-
     from .._io import write_netcdf
 
-    history = result.history.rename({v: f"history_{v}" for v in result.history.data_vars})
-    parts = [result.estimates, result.losses.rename("final_loss").to_dataset(), history]
-    if result.covariance is not None:
-        parts.append(result.covariance.to_dataset())
-    write_netcdf(xr.merge(parts, compat="no_conflicts"), path, overwrite=overwrite)
+    write_netcdf(result.to_dataset(), path, overwrite=overwrite)
 
 
 def _required(spec: dict[str, Any], key: str, table: str):
