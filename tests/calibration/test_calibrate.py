@@ -126,3 +126,16 @@ def test_model_must_be_a_model():
 
 def test_package_still_imports():
     assert difflab.simulate is not None
+
+
+def test_one_protocol_per_recording():
+    """dy/dt = -k y + c with c = 0.5 and 1.5: y = c/k + (y0 - c/k) exp(-k t)."""
+    ts = np.linspace(0.0, 8.0, 41)
+    inputs, k, y0 = np.array([0.5, 1.5]), 0.5, 2.0
+    y = inputs[:, None] / k + (y0 - inputs[:, None] / k) * np.exp(-k * ts[None, :])
+    data = xr.Dataset({"y": (("input", "time"), y)}, coords={"time": ts, "input": inputs})
+    protocols = [difflab.Constant(c) for c in inputs]
+    result = calibrate(Decay(k=1.0, y0=1.0), protocols, data, params=PARAMS, steps=25)
+    np.testing.assert_allclose(result.estimates["k"], [k, k], rtol=1e-5)
+    with pytest.raises(ValueError, match="3 protocols for 2 recordings"):
+        calibrate(Decay(), protocols + protocols[:1], data, params=PARAMS, steps=1)
