@@ -78,7 +78,7 @@ def test_shipped_cases_are_valid():
     [
         ('model = "hodgkin_huxley/squid_axon"', 'model = "hodgkin_huxley/nope"', "field 'model': unknown model preset"),
         ('solver = "default"', 'solver = "Euler"', "field 'simulation.solver': 'Euler' is not one of default, Tsit5"),
-        ("dt0 = 0.02", 'dt0 = "small"', "field 'simulation.dt0' must be a number"),
+        ('solver = "default"', 'solver = "default"\ndt0 = "small"', "field 'simulation.dt0' must be a number"),
         ("[protocol]", "[protocol_]", "missing field 'protocol'"),
     ],
 )
