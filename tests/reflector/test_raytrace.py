@@ -84,3 +84,13 @@ def test_gradient_in_extensions_is_finite(geometry, q2, paraboloid_q2):
 def test_bad_shape(geometry, q2):
     with pytest.raises(ValueError, match="shape"):
         rf.receiving_ratio(geometry, np.zeros(geometry.n_nodes), q2, shape="cone")
+
+
+def test_no_recompilation_for_new_values(geometry, q2, paraboloid_q2):
+    from difflab.reflector._raytrace import TRACES
+
+    rf.receiving_ratio(geometry, paraboloid_q2, q2, n=3, temperature=0.05)
+    before = TRACES["receiving_ratio"]
+    rf.receiving_ratio(geometry, 0.5 * paraboloid_q2, q2, n=3, temperature=0.02)
+    rf.receiving_ratio(geometry, np.zeros(geometry.n_nodes), q2, n=3, temperature=0.01)
+    assert TRACES["receiving_ratio"] == before

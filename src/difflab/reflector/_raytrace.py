@@ -22,6 +22,7 @@ the flux-weighted spherical-cap model of the published studies is summarised in 
 
 from __future__ import annotations
 
+import collections
 from typing import Literal
 
 import equinox as eqx
@@ -36,6 +37,9 @@ from ._pointing import Pointing
 from ._sampling import barycentric_grid
 
 PanelShape = Literal["sphere", "flat"]
+
+#: How often the jitted receiving ratio has been traced (a retrace means a recompilation).
+TRACES: collections.Counter = collections.Counter()
 
 
 def _dot(a, b):
@@ -145,6 +149,7 @@ def receiving_ratio(
 
 @eqx.filter_jit
 def _ratio(geometry, e, pointing, n, shape, temperature, kinematics):
+    TRACES["receiving_ratio"] += 1
     v = aperture_vertices(geometry, e, pointing, kinematics)
     frac = panel_hit_fraction(v, pointing, geometry.radius, n=n, shape=shape, temperature=temperature)
     area = projected_area(v, pointing.s)
