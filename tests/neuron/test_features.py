@@ -51,13 +51,16 @@ def test_soft_spike_count_approximates_count_and_has_a_gradient():
     assert np.isfinite(grad)
 
 
-def test_rheobase_bisection_brackets_the_threshold():
+def test_rheobase_matches_neuron_thresholds():
+    """NEURON: any spike from 2.211 µA/cm²; sustained firing (F-I protocol) from 6.215 (6.2149-6.2157)."""
     model = HodgkinHuxley.squid_axon()
-    kwargs = dict(start=5.0, stop=40.0, tol=0.02, points=6)
-    any_spike = float(rheobase(model, kind="any", low=1.0, high=4.0, **kwargs))
-    # NEURON's any-spike threshold is 2.211 µA/cm² for a 100 ms step; a 35 ms step is close to it
-    assert 2.1 < any_spike < 2.4, any_spike
+    any_spike = float(rheobase(model, kind="any", low=1.0, high=4.0, tol=2e-3))
+    assert abs(any_spike - 2.211) < 0.004, any_spike
+    sustained = rheobase(
+        model, kind="sustained", low=6.0, high=6.4, tol=2e-3, start=0.0, stop=1100.0, window=(100.0, 1100.0), dt0=0.025
+    )
+    assert abs(float(sustained) - 6.2153) < 0.004, float(sustained)
     with pytest.raises(ValueError, match="rheobase must be bracketed"):
-        rheobase(model, kind="any", low=4.0, high=8.0, **kwargs)
+        rheobase(model, kind="any", low=3.0, high=8.0, tol=1.0)
     with pytest.raises(ValueError, match="kind must be 'any' or 'sustained'"):
         rheobase(model, kind="tonic")
