@@ -57,7 +57,7 @@ def test_rheobase_matches_neuron_thresholds():
     any_spike = float(rheobase(model, kind="any", low=1.0, high=4.0, tol=2e-3))
     assert abs(any_spike - 2.211) < 0.004, any_spike
     sustained = rheobase(
-        model, kind="sustained", low=6.0, high=6.4, tol=2e-3, start=0.0, stop=1100.0, window=(100.0, 1100.0), dt0=0.025
+        model, kind="sustained", low=6.15, high=6.3, tol=2e-3, start=0.0, stop=1100.0, window=(100.0, 1100.0), dt0=0.025
     )
     assert abs(float(sustained) - 6.2153) < 0.004, float(sustained)
     with pytest.raises(ValueError, match="rheobase must be bracketed"):
