@@ -63,3 +63,13 @@ def test_q10_factor():
     np.testing.assert_allclose(q10_factor(6.3), 1.0)
     np.testing.assert_allclose(q10_factor(16.3), 3.0)
     np.testing.assert_allclose(q10_factor(36.3), 27.0, rtol=1e-12)
+
+
+def test_channel_rates_carry_the_temperature_factor():
+    from difflab.neuron import HodgkinHuxley
+
+    V = jnp.asarray(-50.0)
+    cold = HodgkinHuxley.squid_axon().gate_rates(V)
+    warm = HodgkinHuxley.squid_axon().replace(celsius=16.3).gate_rates(V)
+    for gate in "mhn":
+        np.testing.assert_allclose(np.asarray(warm[gate]), 3.0 * np.asarray(cold[gate]), rtol=1e-12)
