@@ -58,7 +58,7 @@ def test_convergence_order_against_neuron():
     dts = np.asarray([0.1, 0.05, 0.025, 0.0125])
     errors = np.asarray([np.max(np.abs(np.asarray(run(dt)) - v_ref)) for dt in dts])
     slope = np.polyfit(np.log(dts), np.log(errors), 1)[0]
-    assert 1.8 < slope < 3.0, (slope, errors)
+    assert 1.7 < slope < 2.5, (slope, errors)  # second order: measured 1.85 (errors 2.1, 0.55, 0.16, 0.045 mV)
     assert errors[-1] < 0.2, errors
 
 
