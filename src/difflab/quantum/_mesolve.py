@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import xarray as xr
+from jaxtyping import ArrayLike, Complex, Float
 
 from .._errors import check_finite, check_increasing
 from ._batch import run_members
@@ -83,9 +84,9 @@ def _solve_member(problem: _Problem, index):
 
 
 def sesolve(
-    H,
-    psi0,
-    ts,
+    H: Complex[ArrayLike, "*batch n n"] | Operator,
+    psi0: Complex[ArrayLike, "*states n"] | Sequence,
+    ts: Float[ArrayLike, " time"],
     *,
     drives=(),
     exp_ops: Sequence | Mapping = (),
@@ -126,9 +127,9 @@ def sesolve(
 
 
 def mesolve(
-    H,
-    rho0,
-    ts,
+    H: Complex[ArrayLike, "*batch n n"] | Operator,
+    rho0: Complex[ArrayLike, "*states n n"] | Complex[ArrayLike, " n"] | Sequence,
+    ts: Float[ArrayLike, " time"],
     *,
     jump_ops: Sequence = (),
     drives=(),
