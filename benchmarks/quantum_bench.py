@@ -85,7 +85,6 @@ def difflab_tasks():
     return {
         "jc": (jc, 5),
         "jc100": (jc100("map"), 1),
-        "jc100_threads": (jc100("threads"), 1),
         "grad": (lambda: jax.block_until_ready(fwd(p0)), 3),
         "grad_reverse": (lambda: jax.block_until_ready(rev(p0)), 3),
         "tfim": (tfim, 5),

@@ -111,7 +111,7 @@ def sesolve(
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
         save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
         batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
-        batch: "map" (default, sequential), "threads" (one member per CPU core), "vmap".
+        batch: "map" (default: one compiled single solve run over the members in sequence), "vmap" (accelerators).
         solver, rtol, atol, max_steps: integration settings (default Tsit5, 1e-6, 1e-8).
         layout: operator storage ("auto", "dia", "dense").
 
