@@ -42,3 +42,19 @@ def test_short_pulse_is_not_skipped():
     ds = q.sesolve(np.zeros((2, 2)), q.basis(2, 1), np.array([0.0, 100.0]), drives=[drive], exp_ops=[q.sigmaz()])
     assert model.default_stepsize_controller().dtmax == pytest.approx(sigma / 2)
     np.testing.assert_allclose(ds.expect.isel(time=-1, observable=0), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["piecewise_constant", "sampled", "constant"])
+def test_drive_kinds_flip_the_qubit(kind):
+    # H = u(t) σx/2 with pulse area ∫u dt = π takes |g> to |e> (<σz> = +1), for every kind of protocol.
+    if kind == "piecewise_constant":
+        protocol = q.PiecewiseConstant(jnp.array([1.0, 1.5, 3.0]), jnp.array([0.0, np.pi / 1.5]))
+    elif kind == "sampled":
+        times = jnp.linspace(0.0, 4.0, 401)
+        protocol = difflab.Sampled(times, np.pi / 4.0 * jnp.ones_like(times))
+    else:
+        protocol = difflab.Constant(np.pi / 4.0)
+    drive = q.Drive(protocol, 0.5 * q.sigmax())
+    ds = q.sesolve(np.zeros((2, 2)), q.basis(2, 1), np.array([0.0, 4.0]), drives=[drive], exp_ops=[q.sigmaz()],
+                   rtol=1e-10, atol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(ds.expect.isel(time=-1, observable=0), 1.0, atol=1e-8)
