@@ -105,11 +105,8 @@ class Ramp(AbstractProtocol):
         return jnp.stack([self.start, self.stop])
 
 
-class PiecewiseLinear(AbstractProtocol):
-    """Linear interpolation between ``(times[i], values[i])``, held constant outside.
-
-    Kinks are reported as jump times so that adaptive solvers step onto them.
-    """
+class AbstractInterpolated(AbstractProtocol):
+    """Samples ``(times[i], values[i])`` joined linearly and held constant outside (shared by two protocols)."""
 
     times: Float[Array, " n"]
     values: Array
@@ -120,26 +117,24 @@ class PiecewiseLinear(AbstractProtocol):
     def __call__(self, t: ArrayLike) -> Array:
         return _interp(t, self.times, self.values)
 
+
+class PiecewiseLinear(AbstractInterpolated):
+    """Linear interpolation between ``(times[i], values[i])``, held constant outside.
+
+    Kinks are reported as jump times so that adaptive solvers step onto them.
+    """
+
     def jump_times(self) -> Array:
         return self.times
 
 
-class Sampled(AbstractProtocol):
+class Sampled(AbstractInterpolated):
     """Measured input samples (e.g. a recorded injected current), linearly interpolated.
 
     Unlike [`PiecewiseLinear`][difflab.PiecewiseLinear], sample times are not reported as
     discontinuities (a recording has thousands of them); the solver's own step size control
     resolves the input. Samples must be finite: NaN in a recording is refused.
     """
-
-    times: Float[Array, " n"]
-    values: Array
-
-    def __init__(self, times: ArrayLike, values: ArrayLike):
-        self.times, self.values = _check_samples(times, values)
-
-    def __call__(self, t: ArrayLike) -> Array:
-        return _interp(t, self.times, self.values)
 
 
 class Sum(AbstractProtocol):
