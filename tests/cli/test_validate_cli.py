@@ -49,10 +49,11 @@ def test_unknown_case(tmp_path):
 
 
 def test_spec_with_missing_field(tmp_path):
-    case = write_case(tmp_path, text=CASE_TOML.format(rms=1e-5).replace('model = "relaxation"\n', ""))
+    case = write_case(tmp_path, text=CASE_TOML.format(rms=1e-5).replace('title = "Relaxation, step response"\n', ""))
     result = _invoke(case, "--out", tmp_path / "r")
     assert result.exit_code == 2
-    assert f"{case}: missing field 'model'" in result.output
+    assert f"{case}: missing field 'title'" in result.output
+    assert not (tmp_path / "r").exists()
 
 
 def test_missing_and_corrupt_dataset(tmp_path):

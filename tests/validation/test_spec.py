@@ -31,7 +31,6 @@ def test_good_case_is_accepted(tmp_path):
     [
         ('title = "Relaxation, step response"\n', "", "missing field 'title'"),
         ('kind = "test.relaxation"\n', "", "missing field 'kind'"),
-        ('model = "relaxation"\n', "", "missing field 'model'"),
         ('kind = "test.relaxation"', 'kind = "nope"', "field 'kind': unknown kind 'nope'; registered: .*neuron.trace"),
         ('kind = "test.relaxation"', 'kind = "no.such.module:RUNNER"', "cannot load runner"),
         ('model = "relaxation"', "model = 3", "field 'model' must be a string; got 3"),
@@ -77,6 +76,7 @@ def test_shipped_cases_are_valid():
     ("old", "new", "match"),
     [
         ('model = "hodgkin_huxley/squid_axon"', 'model = "hodgkin_huxley/nope"', "field 'model': unknown model preset"),
+        ('model = "hodgkin_huxley/squid_axon"\n', "", "missing field 'model' \\(a preset in models/"),
         ('solver = "default"', 'solver = "Euler"', "field 'simulation.solver': 'Euler' is not one of default, Tsit5"),
         ('solver = "default"', 'solver = "default"\ndt0 = "small"', "field 'simulation.dt0' must be a number"),
         ("[protocol]", "[protocol_]", "missing field 'protocol'"),

@@ -68,8 +68,9 @@ def _case_section(r: CaseResult) -> str:
     case = r.case
     parts = [
         f'<h2 id="{escape(case.name)}">{escape(case.title)} <span class="{r.status}">[{r.status}]</span></h2>',
-        f'<p class="meta">case <code>{escape(case.name)}</code> ({escape(str(case.file.name))}) · model preset '
-        f"<code>{escape(case.model)}</code> · dataset <code>{escape(case.dataset)}</code></p>",
+        f'<p class="meta">case <code>{escape(case.name)}</code> ({escape(str(case.file.name))}) · '
+        + (f"model preset <code>{escape(case.model)}</code>" if case.model else "model built from the dataset")
+        + f" · dataset <code>{escape(case.dataset)}</code></p>",
     ]
     if case.data.get("description"):
         parts.append(f"<p>{escape(case.data['description'])}</p>")

@@ -90,6 +90,8 @@ def run_fi_curve(case: CaseSpec) -> CaseOutcome:
 
 def check_preset(case: CaseSpec) -> None:
     """Eager check: the case's model preset exists."""
+    if case.model is None:
+        raise CaseError(f"{case.file}: missing field 'model' (a preset in models/, e.g. 'hodgkin_huxley/squid_axon')")
     try:
         preset_file(case.model)
     except PresetError as err:

@@ -61,8 +61,9 @@ class CaseSpec:
         return self.data["kind"]
 
     @property
-    def model(self) -> str:
-        return self.data["model"]
+    def model(self) -> str | None:
+        """The model preset (``"group/name"`` in models/), or ``None`` when the runner builds the model itself."""
+        return self.data.get("model")
 
     @property
     def dataset(self) -> str:
@@ -152,8 +153,10 @@ def find_case_file(name: str) -> Path:
 
 
 def _check_common(spec: CaseSpec) -> None:
-    for field in ("title", "kind", "model", "metrics"):
+    for field in ("title", "kind", "metrics"):
         spec.get(field, _COMMON[field])
+    # Optional: runners that rebuild the model from the dataset (quantum, reflector) need no preset.
+    spec.get("model", str, default=None)
     spec.get("description", str, default=None)
     has_name, has_file = "dataset" in spec.data, "dataset_file" in spec.data
     if has_name == has_file:
