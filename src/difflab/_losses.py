@@ -8,6 +8,7 @@ also give ``residuals(...)``, which Gauss–Newton / Levenberg–Marquardt use d
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable
 
 import equinox as eqx
@@ -22,8 +23,9 @@ class AbstractLoss(eqx.Module):
     #: True when the loss is a sum of squared ``residuals`` (enables Gauss–Newton / LM).
     least_squares = False
 
+    @abc.abstractmethod
     def __call__(self, pred: dict[str, Array], data: dict[str, Array], mask: dict[str, Array]) -> Array:
-        raise NotImplementedError
+        """The loss value (a scalar)."""
 
     def residuals(self, pred: dict[str, Array], data: dict[str, Array], mask: dict[str, Array]) -> Array:
         raise TypeError(f"{type(self).__name__} is not a least-squares loss")

@@ -14,22 +14,22 @@ Petruccione, *The Theory of Open Quantum Systems*, §3.2; Lindblad, Commun. Math
 
 from __future__ import annotations
 
-import diffrax
 import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex
 
-from .._model import AbstractModel, StateInfo
+from .._model import StateInfo
+from ._base import AbstractQuantumModel
 from ._checks import check_density, check_same_dim
-from ._drives import Controls, Drive
-from ._hamiltonian import control_values, controls_of, convert_drives, hamiltonian_at, max_step
+from ._drives import Drive
+from ._hamiltonian import convert_drives
 from ._operator import Operator, as_operator
 from ._schrodinger import split_state
 
 __all__ = ["LindbladModel"]
 
 
-class LindbladModel(AbstractModel):
+class LindbladModel(AbstractQuantumModel):
     r"""Driven open quantum system (Lindblad master equation, see module docstring).
 
     Args:
@@ -69,19 +69,6 @@ class LindbladModel(AbstractModel):
         self.y0 = split_state(as_density(rho0, n), "rho")
         self.time_units = time_units
 
-    @property
-    def dim(self) -> int:
-        """Hilbert-space dimension n."""
-        return self.H0.n
-
-    def controls(self) -> Controls:
-        """The drives' protocols as one protocol (pass it to `difflab.simulate` so pulse edges are honoured)."""
-        return controls_of(self.drives)
-
-    def hamiltonian(self, t: ArrayLike, args=None) -> Operator:
-        """$H(t)$ as an `Operator` (rad per time unit)."""
-        return hamiltonian_at(self.H0, self.drives, control_values(self.drives, args, t))
-
     def vector_field(self, t, y, args):
         G = self.hamiltonian(t, args).times_minus_i()
         for L in self.jump_ops:
@@ -91,12 +78,6 @@ class LindbladModel(AbstractModel):
         for L in self.jump_ops:
             out = out + L.apply(L.apply_dag_right(x))
         return {"rho": out}
-
-    def initial_state(self) -> dict[str, Array]:
-        return dict(self.y0)
-
-    def default_stepsize_controller(self):
-        return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
 
 
 def as_density(rho0, n: int, name: str = "rho0") -> Complex[Array, "n n"]:

@@ -10,23 +10,23 @@ Computation and Quantum Information*, §2.2.2.
 
 from __future__ import annotations
 
-import diffrax
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Complex
 
 from .._errors import is_concrete
-from .._model import AbstractModel, StateInfo
+from .._model import StateInfo
+from ._base import AbstractQuantumModel
 from ._checks import check_ket
-from ._drives import Controls, Drive
-from ._hamiltonian import control_values, controls_of, convert_drives, hamiltonian_at, max_step
+from ._drives import Drive
+from ._hamiltonian import convert_drives
 from ._operator import Operator
 
 __all__ = ["SchrodingerModel"]
 
 
-class SchrodingerModel(AbstractModel):
+class SchrodingerModel(AbstractQuantumModel):
     r"""Driven closed quantum system $i\dot\psi = (H_0 + \sum_j u_j(t) H_j)\psi$.
 
     Args:
@@ -60,28 +60,9 @@ class SchrodingerModel(AbstractModel):
         self.y0 = split_state(psi0, "psi")
         self.time_units = time_units
 
-    @property
-    def dim(self) -> int:
-        """Hilbert-space dimension n."""
-        return self.H0.n
-
-    def controls(self) -> Controls:
-        """The drives' protocols as one protocol (pass it to `difflab.simulate` so pulse edges are honoured)."""
-        return controls_of(self.drives)
-
-    def hamiltonian(self, t: ArrayLike, args=None) -> Operator:
-        """$H(t)$ as an `Operator` (rad per time unit)."""
-        return hamiltonian_at(self.H0, self.drives, control_values(self.drives, args, t))
-
     def vector_field(self, t, y, args):
         generator = self.hamiltonian(t, args).times_minus_i()
         return {"psi": generator.apply(y["psi"])}
-
-    def initial_state(self) -> dict[str, Array]:
-        return dict(self.y0)
-
-    def default_stepsize_controller(self):
-        return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
 
 
 def split_state(x: Complex[ArrayLike, "..."], name: str = "psi") -> dict[str, Array]:
