@@ -57,8 +57,8 @@ def n_members(batch: AbstractModel) -> int:
 
 
 def member(batch: AbstractModel, i: int) -> AbstractModel:
-    """Member ``i`` of a batched model."""
-    return jax.tree.map(lambda x: x[i], batch)
+    """Member ``i`` of a batched model (0-d leaves are shared by all members and kept)."""
+    return jax.tree.map(lambda x: x[i] if eqx.is_array(x) and jnp.ndim(x) > 0 else x, batch)
 
 
 def unstack(batch: AbstractModel) -> list[AbstractModel]:
@@ -146,14 +146,25 @@ def run_ensemble(
     block = _block_size(batch, ts, memory_budget, len(devices), n)
     options = {**simulate_kwargs, "throw": False}
     mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
+    if block == n:  # one block: no padding, and the result stays where it was computed
+        return _run_block(batch, n, protocol, ts, options, strategy, chunk_size, mesh)
     parts = []
     for start in range(0, n, block):
         idx = np.minimum(np.arange(start, start + block), n - 1)  # pad the last block with repeats
-        sub = jax.tree.map(lambda x, idx=idx: x[idx], batch)
-        out = _run_block(sub, protocol, ts, options, strategy, chunk_size, mesh)
+        sub = member(batch, idx)
+        out = _run_block(sub, block, protocol, ts, options, strategy, chunk_size, mesh)
         keep = min(block, n - start)
         parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[:k], out))
     return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
+
+
+def _member_axes(batch: AbstractModel) -> AbstractModel:
+    """vmap axes of a batch: 0 for array leaves with the member axis, ``None`` for the rest.
+
+    A 0-d leaf cannot carry a member axis, so it is shared by all members: a model from
+    ``model.replace(gNa=values)`` (per-member ``gNa``, scalar everything else) runs as it is.
+    """
+    return jax.tree.map(lambda x: 0 if eqx.is_array(x) and jnp.ndim(x) > 0 else None, batch)
 
 
 def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
@@ -166,22 +177,30 @@ def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
 
 
 @eqx.filter_jit
-def _run_block(batch, protocol, ts, options, strategy, chunk_size, mesh):
+def _run_block(batch, size, protocol, ts, options, strategy, chunk_size, mesh):
+    local_size = size if mesh is None else size // mesh.size
+    axes = _member_axes(batch)
+
     def one(model):
         return simulate(model, protocol, ts, **options)
 
     def local(models):
         if strategy == "vmap":
-            return jax.vmap(one)(models)
-        return jax.lax.map(one, models, batch_size=chunk_size if strategy == "chunked" else None)
+            return jax.vmap(one, in_axes=(axes,), axis_size=local_size)(models)
+        mapped, shared = eqx.partition(models, lambda x: eqx.is_array(x) and jnp.ndim(x) > 0)
+        run = lambda xs: one(eqx.combine(xs[0], shared))  # noqa: E731
+        # the index keeps the mapped tree non-empty when every leaf is shared
+        xs = (mapped, jnp.arange(local_size))
+        return jax.lax.map(run, xs, batch_size=chunk_size if strategy == "chunked" else None)
 
     if mesh is None:
         return local(batch)
     dynamic, static = eqx.partition(batch, eqx.is_array)
+    specs = jax.tree.map(lambda x: PartitionSpec("member") if jnp.ndim(x) > 0 else PartitionSpec(), dynamic)
     sharded = jax.shard_map(
         lambda d: local(eqx.combine(d, static)),
         mesh=mesh,
-        in_specs=PartitionSpec("member"),
+        in_specs=(specs,),
         out_specs=PartitionSpec("member"),
         # Solver loops carry per-member state that starts unsharded; they are independent per device.
         check_vma=False,

@@ -16,8 +16,9 @@ assert len(jax.devices()) == 4, jax.devices()
 ks = np.linspace(0.1, 3.0, 10)  # 10 members: not a multiple of 4, so padding is exercised
 batch = make_batch(Decay(), k=ks)
 ts = np.linspace(0.0, 4.0, 9)
-for strategy in ("vmap", "map", "chunked"):
-    sharded = run_ensemble(batch, None, ts, strategy=strategy, chunk_size=2)
+partial = Decay().replace(k=ks)  # only k carries the member axis; y0 stays 0-d and shared
+for strategy, b in (("vmap", batch), ("map", batch), ("chunked", batch), ("vmap", partial), ("map", partial)):
+    sharded = run_ensemble(b, None, ts, strategy=strategy, chunk_size=2)
     single = run_ensemble(batch, None, ts, strategy=strategy, chunk_size=2, devices=jax.devices()[:1])
     np.testing.assert_allclose(sharded.ys["y"], single.ys["y"], rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(sharded.stats["num_steps"], single.stats["num_steps"])

@@ -40,6 +40,16 @@ def test_strategies_match_the_exact_solution(strategy):
     assert ds["y"].dims == ("member", "time")
 
 
+@pytest.mark.parametrize("strategy", ["vmap", "map"])
+def test_partially_batched_model_shares_its_scalar_leaves(strategy):
+    # model.replace(k=values) batches k only; y0 stays 0-d and is shared by every member
+    partial = Decay(y0=2.0).replace(k=KS)
+    assert partial.y0.shape == () and n_members(partial) == 10
+    traj = run_ensemble(partial, None, TS, strategy=strategy, memory_budget=8 * 73 * 3)
+    np.testing.assert_allclose(traj.ys["y"], EXACT, rtol=1e-5, atol=1e-7)
+    assert float(member(partial, 4).k) == pytest.approx(KS[4]) and member(partial, 4).y0.shape == ()
+
+
 def test_memory_budget_splits_into_blocks():
     traj = run_ensemble(make_batch(Decay(), k=KS), None, TS, strategy="vmap", memory_budget=8 * 73 * 3)
     np.testing.assert_allclose(traj.ys["y"], EXACT, rtol=1e-5, atol=1e-7)
