@@ -12,7 +12,13 @@ all 7 spike times within 0.05 ms, and within 0.01 ms. Each tier compares difflab
 trace MSE against the NEURON trace with respect to (gNa, gK, gL) (difflab: forward mode, three
 tangents in one pass; Jaxley: ``jax.value_and_grad``, reverse mode through its scan).
 
-Run:  python benchmarks/hh_ensemble.py [--members 1000] [--repeats 5] [--no-jaxley] [--convergence]
+Timing: all variants of one tier are compiled first, then timed in alternation (A, B, A, B, ...)
+so that both simulators see the same machine load; the speed-up is the ratio of the medians.
+By default the process has one CPU device and each simulator uses the cores through XLA's own
+threading, as users get it. With ``--cpu-devices N`` the process exposes N CPU devices and *both*
+simulators split the members over them with ``jax.shard_map`` (one block of members per core).
+
+Run:  python benchmarks/hh_ensemble.py [--members 1000] [--repeats 7] [--no-jaxley] [--convergence]
 Jaxley is a benchmark-only dependency (``pip install "jaxley==0.14.*"``).
 """
 
@@ -27,6 +33,7 @@ import diffrax
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh, PartitionSpec
 
 import difflab
 import difflab.datasets
@@ -53,6 +60,28 @@ def median_time(fn, *args, repeats: int, clock=time.perf_counter) -> float:
     return float(np.median(times))
 
 
+def interleaved_medians(calls: dict, repeats: int) -> dict:
+    """Median wall time of each ``name -> (context factory, fn, args)``, timed in alternation."""
+    for make_ctx, fn, args in calls.values():  # compile (and warm up) everything first
+        with make_ctx():
+            jax.block_until_ready(fn(*args))
+    times = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, (make_ctx, fn, args) in calls.items():
+            with make_ctx():
+                start = time.perf_counter()
+                jax.block_until_ready(fn(*args))
+                times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def split_over_devices(fn, n_args: int, out_spec):
+    """``fn`` applied to blocks of members, one block per CPU device (``jax.shard_map``)."""
+    mesh = Mesh(np.array(jax.devices()), ("member",))
+    specs = (PartitionSpec("member"),) * n_args
+    return jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=specs, out_specs=out_spec, check_vma=False))
+
+
 def spike_error(ts, V, ref_spikes) -> float:
     got = np.asarray(spike_times(jnp.asarray(ts), jnp.asarray(V)))
     got = got[~np.isnan(got)]
@@ -62,104 +91,130 @@ def spike_error(ts, V, ref_spikes) -> float:
 
 
 # ---------------------------------------------------------------- difflab
-def difflab_runs(gNa, gK, ref, dtype, repeats):
+def difflab_calls(ref, dtype, tier):
+    """difflab's ensemble (one device and split over the CPU devices), gradient and checks for one tier."""
+    dt = DIFFLAB_DT[tier]
+    nsteps = round(T_END / dt)
     ts = (jnp.arange(round(T_END / SAVE_DT) + 1) * SAVE_DT).astype(dtype)
     protocol = difflab.Step(10.0, 10.0, 110.0)
     base = HodgkinHuxley.squid_axon(dtype)
-    batch = base.replace(gNa=jnp.asarray(gNa, dtype), gK=jnp.asarray(gK, dtype))
     v_ref = jnp.asarray(ref.V.values[0, : ts.shape[0]], dtype)
-    out = {}
-    for tier, dt in DIFFLAB_DT.items():
-        nsteps = round(T_END / dt)
 
-        def voltage(model, dt=dt, nsteps=nsteps):
-            traj = difflab.simulate(
-                model, protocol, ts, dt0=dt, max_steps=nsteps, observe=lambda t, y, a: {"V": y["V"]}
-            )
-            return traj.ys["V"]
+    def voltage(gNa, gK):
+        # parameters with a member axis: one vectorised solve, V saved as (time, member)
+        model = base.replace(gNa=gNa, gK=gK)
+        traj = difflab.simulate(model, protocol, ts, dt0=dt, max_steps=nsteps, observe=lambda t, y, a: {"V": y["V"]})
+        return traj.ys["V"]
 
-        run = jax.jit(voltage)
-        wall = median_time(run, batch, repeats=repeats)
-        V = np.asarray(run(batch))
-        nan_traces = int(np.isnan(V).any(axis=0).sum())
-        err = spike_error(ts, run(base), ref.spike_times.values[0][:7])
-
-        def loss(p, dt=dt, nsteps=nsteps):
-            model = base.replace(gNa=p[0], gK=p[1], gL=p[2])
-            traj = difflab.simulate(
-                model,
-                protocol,
-                ts,
-                dt0=dt,
-                max_steps=nsteps,
-                adjoint=diffrax.ForwardMode(),
-                observe=lambda t, y, a: {"V": y["V"]},
-            )
-            return jnp.mean((traj.ys["V"] - v_ref) ** 2)
-
-        def value_and_grad(p, loss=loss):
-            # three parameters: forward mode (one pass carrying three tangents) beats reverse mode
-            tangents = jnp.eye(p.shape[0], dtype=p.dtype)
-            value, grad = jax.vmap(lambda t: jax.jvp(loss, (p,), (t,)), out_axes=(None, 0))(tangents)
-            return value, grad
-
-        grad = jax.jit(value_and_grad)
-        p0 = jnp.asarray([120.0, 36.0, 0.3], dtype)
-        grad_wall = median_time(grad, p0, repeats=repeats) if tier == GRAD_TIER else float("nan")
-        value, g = grad(p0)
-        out[tier] = dict(
-            dt=dt, wall=wall, nan=nan_traces, err=err, grad=grad_wall, loss=float(value), dloss=np.asarray(g)
+    def loss(p):
+        model = base.replace(gNa=p[0], gK=p[1], gL=p[2])
+        traj = difflab.simulate(
+            model,
+            protocol,
+            ts,
+            dt0=dt,
+            max_steps=nsteps,
+            adjoint=diffrax.ForwardMode(),
+            observe=lambda t, y, a: {"V": y["V"]},
         )
-    return out
+        return jnp.mean((traj.ys["V"] - v_ref) ** 2)
+
+    def value_and_grad(p):
+        # three parameters: forward mode (one pass carrying three tangents) beats reverse mode
+        tangents = jnp.eye(p.shape[0], dtype=p.dtype)
+        value, grad = jax.vmap(lambda t: jax.jvp(loss, (p,), (t,)), out_axes=(None, 0))(tangents)
+        return value, grad
+
+    return dict(
+        dt=dt,
+        ts=ts,
+        run=jax.jit(voltage),
+        run_split=split_over_devices(voltage, 2, PartitionSpec(None, "member")),
+        grad=jax.jit(value_and_grad),
+        p0=jnp.asarray([120.0, 36.0, 0.3], dtype),
+        nominal=lambda: np.asarray(jax.jit(voltage)(jnp.asarray(120.0, dtype), jnp.asarray(36.0, dtype))),
+        time_axis=0,
+    )
 
 
 # ---------------------------------------------------------------- Jaxley
-def jaxley_runs(gNa, gK, ref, dtype, repeats):
+def jaxley_calls(ref, dtype, tier):
+    """Jaxley's ensemble (one device and split over the CPU devices), gradient and checks for one tier."""
     import jaxley as jx
     from jaxley.channels import HH
 
-    ctx = jax.enable_x64(False) if dtype == jnp.float32 else contextlib.nullcontext()
+    dt = JAXLEY_DT[tier]
+    comp = jx.Compartment()
+    comp.insert(HH())
+    # area 2 pi r L = 100 µm², so 0.001 nA = 1 µA/cm² (as in the NEURON reference)
+    comp.set("radius", 1.0)
+    comp.set("length", 100.0 / (2 * np.pi))
+    comp.set("capacitance", 1.0)
+    comp.set("v", -65.0)
+    comp.init_states()
+    comp.stimulate(jx.step_current(10.0, 100.0, 0.01, dt, T_END), verbose=False)
+    comp.record("v", verbose=False)
+    ts = np.arange(round(T_END / dt) + 1) * dt
+    v_ref = np.interp(ts, ref.time.values, ref.V.values[0])
+
+    def simulate(a, b):
+        state = comp.data_set("HH_gNa", a, None)
+        state = comp.data_set("HH_gK", b, state)
+        return jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0]
+
+    def loss(p):
+        state = comp.data_set("HH_gNa", p[0], None)
+        state = comp.data_set("HH_gK", p[1], state)
+        state = comp.data_set("HH_gLeak", p[2], state)
+        v = jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0, : ts.shape[0]]
+        return jnp.mean((v - jnp.asarray(v_ref, v.dtype)) ** 2)
+
+    return dict(
+        dt=dt,
+        ts=ts,
+        run=jax.jit(jax.vmap(simulate)),
+        run_split=split_over_devices(jax.vmap(simulate), 2, PartitionSpec("member")),
+        grad=jax.jit(jax.value_and_grad(loss)),
+        p0=jnp.asarray([0.12, 0.036, 0.0003], dtype),
+        nominal=lambda: np.asarray(jax.jit(simulate)(jnp.asarray(0.12, dtype), jnp.asarray(0.036, dtype))),
+        time_axis=1,
+        scale=1e-3,  # mS/cm² -> S/cm²
+    )
+
+
+def run_tier(gNa, gK, ref, dtype, tier, repeats, with_jaxley):
+    """Compile every variant of one tier, time them in alternation, and check NaNs and spike times."""
+    x64_off = (lambda: jax.enable_x64(False)) if dtype == jnp.float32 else contextlib.nullcontext
+    sims = {"difflab": (contextlib.nullcontext, difflab_calls(ref, dtype, tier))}
+    if with_jaxley:
+        with x64_off():
+            sims["jaxley"] = (x64_off, jaxley_calls(ref, dtype, tier))
+    calls, inputs = {}, {}
+    for name, (ctx, c) in sims.items():
+        scale = c.get("scale", 1.0)
+        with ctx():
+            a, b = jnp.asarray(gNa * scale, dtype), jnp.asarray(gK * scale, dtype)
+        inputs[name] = (a, b)
+        calls[name] = (ctx, c["run"] if len(jax.devices()) == 1 else c["run_split"], (a, b))
+        if tier == GRAD_TIER:
+            calls[name + " grad"] = (ctx, c["grad"], (c["p0"],))
+    walls = interleaved_medians(calls, repeats)
     out = {}
-    with ctx:
-        for tier, dt in JAXLEY_DT.items():
-            comp = jx.Compartment()
-            comp.insert(HH())
-            # area 2 pi r L = 100 µm², so 0.001 nA = 1 µA/cm² (as in the NEURON reference)
-            comp.set("radius", 1.0)
-            comp.set("length", 100.0 / (2 * np.pi))
-            comp.set("capacitance", 1.0)
-            comp.set("v", -65.0)
-            comp.init_states()
-            comp.stimulate(jx.step_current(10.0, 100.0, 0.01, dt, T_END), verbose=False)
-            comp.record("v", verbose=False)
-            ts = np.arange(round(T_END / dt) + 1) * dt
-
-            def simulate(a, b, comp=comp, dt=dt):
-                state = comp.data_set("HH_gNa", a, None)
-                state = comp.data_set("HH_gK", b, state)
-                return jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0]
-
-            run = jax.jit(jax.vmap(simulate))
-            a, b = jnp.asarray(gNa * 1e-3, dtype), jnp.asarray(gK * 1e-3, dtype)  # S/cm²
-            wall = median_time(run, a, b, repeats=repeats)
-            V = np.asarray(run(a, b))[:, : ts.shape[0]]
-            nan_traces = int(np.isnan(V).any(axis=1).sum())
-            nominal = np.asarray(jax.jit(simulate)(jnp.asarray(0.12, dtype), jnp.asarray(0.036, dtype)))
-            err = spike_error(ts, nominal[: ts.shape[0]], ref.spike_times.values[0][:7])
-            v_ref = jnp.asarray(np.interp(ts, ref.time.values, ref.V.values[0]), dtype)
-
-            def loss(p, comp=comp, dt=dt, v_ref=v_ref, n=ts.shape[0]):
-                state = comp.data_set("HH_gNa", p[0], None)
-                state = comp.data_set("HH_gK", p[1], state)
-                state = comp.data_set("HH_gLeak", p[2], state)
-                v = jx.integrate(comp, param_state=state, delta_t=dt, solver="crank_nicolson", t_max=T_END)[0, :n]
-                return jnp.mean((v - v_ref) ** 2)
-
-            grad = jax.jit(jax.value_and_grad(loss))
-            p0 = jnp.asarray([0.12, 0.036, 0.0003], dtype)
-            grad_wall = median_time(grad, p0, repeats=repeats) if tier == GRAD_TIER else float("nan")
-            value, _ = grad(p0)
-            out[tier] = dict(dt=dt, wall=wall, nan=nan_traces, err=err, grad=grad_wall, loss=float(value))
+    for name, (ctx, c) in sims.items():
+        with ctx():
+            V = np.asarray(c["run"](*inputs[name]))
+            V = V if c["time_axis"] == 0 else V.T
+            nominal = c["nominal"]()
+            value, g = c["grad"](c["p0"])
+        out[name] = dict(
+            dt=c["dt"],
+            wall=walls[name],
+            grad=walls.get(name + " grad", float("nan")),
+            nan=int(np.isnan(V[: len(c["ts"])]).any(axis=0).sum()),
+            err=spike_error(c["ts"], nominal[: len(c["ts"])], ref.spike_times.values[0][:7]),
+            loss=float(value),
+            dloss=np.asarray(g),
+        )
     return out
 
 
@@ -213,10 +268,12 @@ def print_convergence(rows, members):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--cpu-devices", type=int, default=1, help="split the members over this many CPU devices")
     parser.add_argument("--no-jaxley", action="store_true")
     parser.add_argument("--convergence", action="store_true", help="print the convergence table instead")
     args = parser.parse_args()
+    jax.config.update("jax_num_cpu_devices", args.cpu_devices)  # before the first computation
 
     rng = np.random.default_rng(0)
     gNa = rng.uniform(80.0, 160.0, args.members)
@@ -230,30 +287,31 @@ def main():
         return
     results = {}
     for name, dtype in (("float64", jnp.float64), ("float32", jnp.float32)):
-        results["difflab", name] = difflab_runs(gNa, gK, ref, dtype, args.repeats)
-        if not args.no_jaxley:
-            results["jaxley", name] = jaxley_runs(gNa, gK, ref, dtype, args.repeats)
+        for tier in DIFFLAB_DT:
+            results[name, tier] = run_tier(gNa, gK, ref, dtype, tier, args.repeats, not args.no_jaxley)
     load_after = os.getloadavg()[0]
+    n_dev = len(jax.devices())
 
-    print(f"# HH ensemble: {args.members} members, medians of {args.repeats} runs after compilation")
+    print(f"# HH ensemble: {args.members} members, medians of {args.repeats} alternating runs after compilation")
     print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f}; CPUs: {os.cpu_count()}")
-    print(f"jax {jax.__version__}, difflab {difflab.__version__}")
+    how = "one device, XLA threading" if n_dev == 1 else f"members split over {n_dev} devices (jax.shard_map)"
+    print(f"jax {jax.__version__}, difflab {difflab.__version__}, CPU devices: {n_dev} ({how})")
     print()
     print(
-        "| tier | dtype | difflab dt | difflab time (s) | NaN | nominal err (ms) | Jaxley CN dt | Jaxley time (s) "
+        "| tier | dtype | difflab dt | difflab (s) | NaN | nominal err (ms) | Jaxley CN dt | Jaxley (s) "
         "| NaN | nominal err (ms) | speed-up |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for tier in DIFFLAB_DT:
         for name in ("float64", "float32"):
-            d = results["difflab", name][tier]
-            j = results.get(("jaxley", name), {}).get(tier)
+            d = results[name, tier]["difflab"]
+            j = results[name, tier].get("jaxley")
+            ok = "ok" if d["err"] < TIER_TOL[tier] else "MISSES TIER"
             jcols = (
                 f"{j['dt']} | {j['wall']:.4f} | {j['nan']} | {j['err']:.4f} | {j['wall'] / d['wall']:.2f}x"
                 if j
                 else "– | – | – | – | –"
             )
-            ok = "ok" if d["err"] < TIER_TOL[tier] else "MISSES TIER"
             print(f"| {tier} | {name} | {d['dt']} | {d['wall']:.4f} | {d['nan']} | {d['err']:.4f} ({ok}) | {jcols} |")
     print()
     print(
@@ -261,15 +319,14 @@ def main():
         "| loss (mV²) | speed-up |"
     )
     print("|---|---|---|---|---|---|---|")
-    tier = GRAD_TIER
     for name in ("float64", "float32"):
-        d = results["difflab", name][tier]
-        j = results.get(("jaxley", name), {}).get(tier)
+        d = results[name, GRAD_TIER]["difflab"]
+        j = results[name, GRAD_TIER].get("jaxley")
         jcols = f"{j['grad']:.4f} | {j['loss']:.2f} | {j['grad'] / d['grad']:.2f}x" if j else "– | – | –"
-        steps = f"dt {d['dt']} (difflab, forward mode) / {JAXLEY_DT[tier]} (Jaxley, reverse mode)"
+        steps = f"dt {d['dt']} (difflab, forward mode) / {JAXLEY_DT[GRAD_TIER]} (Jaxley, reverse mode)"
         print(f"| {steps} | {name} | {d['grad']:.4f} | {d['loss']:.2f} | {jcols} |")
     print()
-    d = results["difflab", "float64"][tier]
+    d = results["float64", GRAD_TIER]["difflab"]
     print(f"difflab gradient at the nominal parameters (mV² per mS/cm²): {d['dloss']}")
 
 
