@@ -1,6 +1,7 @@
 """Quantum solver benchmark: difflab vs dynamiqs 0.3.7 vs QuTiP 5.3.1 on the same problems, one process each.
 
 Run:  python benchmarks/quantum_bench.py [--libs difflab dynamiqs qutip] [--tasks jc jc100 grad tfim] [--json out]
+      [--cpu-devices N]  (N CPU devices in the process: difflab's ensembles split over them)
 Problems and tolerances: see `quantum_problems.py`. Each task: one warm-up call (reported as `first`, includes
 compilation), then the median of `repeats` timed calls (ensembles: 1-3 calls). Peers are benchmark-only
 dependencies (`pip install dynamiqs==0.3.7 qutip==5.3.1`).
@@ -181,7 +182,12 @@ def main():
     parser.add_argument("--libs", nargs="+", default=["difflab", "dynamiqs", "qutip"])
     parser.add_argument("--tasks", nargs="+", default=None)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--cpu-devices", type=int, default=1,
+                        help="expose this many CPU devices (difflab splits ensembles over them)")  # fmt: skip
     args = parser.parse_args()
+    import jax
+
+    jax.config.update("jax_num_cpu_devices", args.cpu_devices)  # before the first computation
     results = []
     for lib in args.libs:
         tasks, extras = {"difflab": difflab_tasks, "dynamiqs": dynamiqs_tasks, "qutip": qutip_tasks}[lib]()
@@ -189,7 +195,8 @@ def main():
             if args.tasks and name.split("_")[0] not in args.tasks:
                 continue
             entry, out = timed(fn, repeats)
-            entry.update(lib=lib, task=name, loadavg_1min_after=os.getloadavg()[0], versions=versions(lib))
+            entry.update(lib=lib, task=name, loadavg_1min_after=os.getloadavg()[0], versions=versions(lib),
+                         cpu_devices=len(jax.devices()))  # fmt: skip
             if name in extras:
                 entry.update(extras[name](out))
             results.append(entry)

@@ -1,5 +1,10 @@
 """Batching over parameters and initial states: labelled dimensions, same numbers as single solves, one compile."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 import difflab.quantum as q
@@ -50,3 +55,11 @@ def test_sesolve_batch_of_initial_states():
     ds = q.sesolve(q.sigmax() * np.pi, [q.basis(2, 0), q.basis(2, 1)], np.linspace(0, 0.5, 3), exp_ops=[q.sigmaz()])
     # A pi/2 rotation angle per 0.25 time units: |e> -> |g> at t = 0.5 and |g> -> |e>.
     np.testing.assert_allclose(ds.expect.isel(time=-1, observable=0), [-1.0, 1.0], atol=1e-6)
+
+
+def test_members_split_over_four_host_devices_match_one_device():
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
+    script = Path(__file__).with_name("_sharded_check.py")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "SHARDED-OK" in out.stdout
