@@ -41,8 +41,8 @@ from difflab.neuron import HodgkinHuxley, spike_times
 
 T_END = 120.0
 SAVE_DT = 0.025
-#: difflab's step per tier (binary-exact, so the pulse edges fall on step boundaries)
-DIFFLAB_DT = {"0.05 ms": 0.0625, "0.01 ms": 0.03125}
+#: difflab's step per tier: the largest with 10 ms a whole number of steps (pulse edges on step boundaries)
+DIFFLAB_DT = {"0.05 ms": 10 / 136, "0.01 ms": 0.0390625}
 #: Jaxley's fastest solver per tier: crank_nicolson at these steps
 JAXLEY_DT = {"0.05 ms": 0.04, "0.01 ms": 0.02}
 TIER_TOL = {"0.05 ms": 0.05, "0.01 ms": 0.01}
@@ -219,7 +219,7 @@ def run_tier(gNa, gK, ref, dtype, tier, repeats, with_jaxley):
 
 
 # ---------------------------------------------------------------- convergence study
-CONVERGENCE_DT = (0.1, 0.0625, 0.05, 0.04, 0.03125, 0.025, 0.0125)
+CONVERGENCE_DT = (0.1, 10 / 128, 10 / 136, 0.0625, 0.05, 0.04, 0.0390625, 0.03125, 0.025, 0.0125)
 
 
 def convergence(gNa, gK, ref, repeats):
@@ -261,7 +261,7 @@ def print_convergence(rows, members):
     )
     print("|---|---|---|---|---|---|")
     for solver, dt, steps, err, rms, wall in rows:
-        print(f"| {solver} | {dt:g} | {steps} | {err:.4f} | {rms:.3f} | {wall:.3f} |")
+        print(f"| {solver} | {dt:.4g} | {steps} | {err:.4f} | {rms:.3f} | {wall:.3f} |")
 
 
 # ---------------------------------------------------------------- report
@@ -312,7 +312,8 @@ def main():
                 if j
                 else "– | – | – | – | –"
             )
-            print(f"| {tier} | {name} | {d['dt']} | {d['wall']:.4f} | {d['nan']} | {d['err']:.4f} ({ok}) | {jcols} |")
+            cols = f"{d['dt']:.4g} | {d['wall']:.4f} | {d['nan']} | {d['err']:.4f} ({ok})"
+            print(f"| {tier} | {name} | {cols} | {jcols} |")
     print()
     print(
         "| value_and_grad of trace MSE wrt (gNa, gK, gL) | dtype | difflab (s) | loss (mV²) | Jaxley CN (s) "
@@ -323,7 +324,7 @@ def main():
         d = results[name, GRAD_TIER]["difflab"]
         j = results[name, GRAD_TIER].get("jaxley")
         jcols = f"{j['grad']:.4f} | {j['loss']:.2f} | {j['grad'] / d['grad']:.2f}x" if j else "– | – | –"
-        steps = f"dt {d['dt']} (difflab, forward mode) / {JAXLEY_DT[GRAD_TIER]} (Jaxley, reverse mode)"
+        steps = f"dt {d['dt']:.4g} (difflab, forward mode) / {JAXLEY_DT[GRAD_TIER]} (Jaxley, reverse mode)"
         print(f"| {steps} | {name} | {d['grad']:.4f} | {d['loss']:.2f} | {jcols} |")
     print()
     d = results["float64", GRAD_TIER]["difflab"]

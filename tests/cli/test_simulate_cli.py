@@ -1,10 +1,13 @@
 """``difflab simulate``: a preset under a protocol to netCDF; bad input refused, files kept."""
 
+import re
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 import difflab
+import difflab.datasets
 from difflab.cli import app
 
 runner = CliRunner()
@@ -19,7 +22,10 @@ def test_step_writes_netcdf_and_summary(tmp_path):
     out = tmp_path / "hh.nc"
     result = _simulate("hodgkin_huxley/squid_axon", "--protocol", "step:10,10,30", "--t-end", 40, "-o", out)
     assert result.exit_code == 0, result.output
-    assert "spikes (upward 0 mV crossings): 2 (first at 11.9" in result.output
+    match = re.search(r"spikes \(upward 0 mV crossings\): 2 \(first at ([0-9.]+) ms\)", result.output)
+    assert match, result.output
+    first_neuron = difflab.datasets.load("hh/hh_step_10uA").spike_times.values[0][0]  # same step from t = 10 ms
+    assert abs(float(match.group(1)) - first_neuron) < 0.05
     ds = difflab.read_netcdf(out, required={"V": "mV", "m": "1"})
     assert ds.sizes["time"] == 1601
     np.testing.assert_allclose(ds["time"].values[-1], 40.0)

@@ -226,7 +226,7 @@ class HodgkinHuxley(AbstractModel):
 
 
 #: Default fixed step of the default solver (ms).
-DEFAULT_DT = 0.05
+DEFAULT_DT = 0.0625
 
 
 def _as_float(x: ArrayLike) -> Array:
