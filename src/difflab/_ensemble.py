@@ -119,7 +119,8 @@ def run_ensemble(
     """Simulate every member of ``batch`` (see [`make_batch`][difflab.make_batch], [`stack`][difflab.stack]).
 
     Args:
-        batch: a model whose array leaves carry a leading ``member`` axis.
+        batch: a model whose array leaves carry a leading ``member`` axis; 0-d leaves (as left by
+            ``model.replace(gNa=values)``) are shared by all members.
         protocol: the input shared by all members.
         ts: save times shared by all members.
         strategy: ``"vmap"``, ``"map"`` or ``"chunked"``; default [`default_strategy`][difflab.default_strategy].
