@@ -52,7 +52,10 @@ def n_members(batch: AbstractModel) -> int:
     """Size of the leading ``member`` axis of a batched model."""
     sizes = {jnp.shape(x)[0] for x in jax.tree.leaves(batch) if jnp.ndim(x) > 0}
     if len(sizes) != 1:
-        raise ValueError(f"not a batched model: leading axes of its arrays are {sorted(sizes)} (expected one size)")
+        raise ValueError(
+            f"not a batched model: leading axes of its arrays are {sorted(sizes)} (expected one size). Build the "
+            "batch with make_batch or stack; only 0-d leaves may lack the member axis (they are shared)"
+        )
     return sizes.pop()
 
 

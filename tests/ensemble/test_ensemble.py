@@ -28,6 +28,8 @@ def test_make_batch_and_helpers():
         make_batch(Decay(), k=KS, y0=np.ones(3))
     with pytest.raises(KeyError, match="unknown parameter 'q'"):
         make_batch(Decay(), q=KS)
+    with pytest.raises(ValueError, match=r"leading axes of its arrays are \[3, 10\].*only 0-d leaves"):
+        n_members(Decay(k=KS, y0=np.ones(3)))
 
 
 @pytest.mark.parametrize("strategy", ["vmap", "map", "chunked"])
