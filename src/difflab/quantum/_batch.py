@@ -30,7 +30,8 @@ BATCH_MODES = ("map", "vmap")
 
 @eqx.filter_jit
 def _single(fn: Callable, inputs, index):
-    return fn(inputs, index)
+    # the member axis is added inside the compiled call: no extra dispatch per output array
+    return jax.tree.map(lambda x: x[None], fn(inputs, index))
 
 
 @eqx.filter_jit
@@ -66,7 +67,7 @@ def run_members(fn: Callable, inputs, count: int, mode: str = "map", devices=Non
     if mode not in BATCH_MODES:
         raise ValueError(f"`batch` must be one of {BATCH_MODES}, got {mode!r}.")
     if count == 1:
-        return jax.tree.map(lambda x: x[None], _single(fn, inputs, jnp.asarray(0)))
+        return _single(fn, inputs, jnp.asarray(0))
     devices = list(jax.devices() if devices is None else devices)
     mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 and count > 1 else None
     return _mapped(fn, inputs, count, mode, mesh)

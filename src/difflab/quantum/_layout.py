@@ -103,18 +103,18 @@ class RealDia(AbstractRealOp):
     def apply(self, x):
         if self.is_zero:
             return jnp.zeros_like(x)
-        extra = (None, slice(None)) + (None,) * (x.ndim - 2)
         if len(self.offsets) > _PAD_FROM:  # many diagonals: one padded copy, then slices
+            extra = (None, slice(None)) + (None,) * (x.ndim - 2)
             lo, hi = max(0, -min(self.offsets)), max(0, max(self.offsets))
             xp = jnp.pad(x, [(0, 0), (lo, hi)] + [(0, 0)] * (x.ndim - 2))
             n = self.n
             return _sum(self.diags[j][extra] * xp[:, lo + k : lo + k + n] for j, k in enumerate(self.offsets))
-        return _sum(self.diags[j][extra] * _shift(x, k, 1) for j, k in enumerate(self.offsets))
+        return _dia_apply(self.diags, self.offsets, x, 1)
 
     def apply_transpose_right(self, x):
         if self.is_zero:
             return jnp.zeros_like(x)
-        return _sum(self.diags[j] * _shift(x, k, x.ndim - 1) for j, k in enumerate(self.offsets))
+        return _dia_apply(self.diags, self.offsets, x, x.ndim - 1)
 
     def trace_with(self, x):
         # tr(A X) = sum_k sum_i (d_k)_i X_{i+k, i}: a gather of the matching diagonals of X.
@@ -172,27 +172,32 @@ class RealDense(AbstractRealOp):
         return self.matrix
 
 
-#: Above this many stored diagonals, `apply` pads once instead of shifting per diagonal (measured faster for the
-#: 21 diagonals of a 10-spin Ising chain, slower for the 1-3 of Jaynes–Cummings operators).
+#: Above this many stored diagonals, `apply` pads once instead of adding each diagonal into its slice (measured
+#: faster for the 21 diagonals of a 10-spin Ising chain, slower for the 1-3 of Jaynes–Cummings operators).
 _PAD_FROM = 4
 
 
-def _shift(x: Array, k: int, axis: int) -> Array:
-    """`y` with `y[..., i, ...] = x[..., i + k, ...]` along `axis`, zero where `i + k` falls outside.
+def _dia_apply(diags, offsets, x: Array, axis: int) -> Array:
+    """``y[..., i, ...] = Σ_k d_k[i] x[..., i + k, ...]`` along ``axis`` (terms with ``i + k`` outside are zero).
 
-    Slices and a concatenation with zeros: XLA fuses them with the multiply-adds (cheaper than `pad` or `roll`).
+    Each diagonal adds its product into the matching slice of the output (``.at[...].add``). XLA vectorises these
+    slice updates; shifting by concatenation with zeros (or ``pad``) instead compiled to element-wise selects that
+    got slower the more right-hand sides one solver step chained (measured on four shifts of a (2, 60, 60) state:
+    23 µs against 78 µs for two evaluations, 72 µs against 552 µs for seven).
     """
-    if k == 0:
-        return x
     n = x.shape[axis]
-    width = min(abs(k), n)
-    zeros = jnp.zeros((*x.shape[:axis], width, *x.shape[axis + 1 :]), x.dtype)
-    index = [slice(None)] * x.ndim
-    if k > 0:
-        index[axis] = slice(width, None)
-        return jnp.concatenate([x[tuple(index)], zeros], axis)
-    index[axis] = slice(None, n - width)
-    return jnp.concatenate([zeros, x[tuple(index)]], axis)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = jnp.zeros_like(x)
+    for d, k in zip(diags, offsets):
+        if abs(k) >= n:
+            continue
+        src = [slice(None)] * x.ndim
+        dst = [slice(None)] * x.ndim
+        src[axis] = slice(k, None) if k >= 0 else slice(None, n + k)
+        dst[axis] = slice(None, n - k) if k >= 0 else slice(-k, None)
+        out = out.at[tuple(dst)].add(d[dst[axis]].reshape(shape) * x[tuple(src)])
+    return out
 
 
 def _sum(terms):
