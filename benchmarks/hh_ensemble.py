@@ -125,14 +125,15 @@ def difflab_calls(ref, dtype, tier):
         value, grad = jax.vmap(lambda t: jax.jvp(loss, (p,), (t,)), out_axes=(None, 0))(tangents)
         return value, grad
 
+    run = jax.jit(voltage)
     return dict(
         dt=dt,
         ts=ts,
-        run=jax.jit(voltage),
+        run=run,
         run_split=split_over_devices(voltage, 2, PartitionSpec(None, "member")),
         grad=jax.jit(value_and_grad),
         p0=jnp.asarray([120.0, 36.0, 0.3], dtype),
-        nominal=lambda: np.asarray(jax.jit(voltage)(jnp.asarray(120.0, dtype), jnp.asarray(36.0, dtype))),
+        nominal=lambda: np.asarray(run(jnp.asarray(120.0, dtype), jnp.asarray(36.0, dtype))),
         time_axis=0,
     )
 

@@ -59,9 +59,14 @@ def n_members(batch: AbstractModel) -> int:
     return sizes.pop()
 
 
+def _per_member(x) -> bool:
+    """True for an array leaf with a member axis; 0-d leaves cannot carry one and are shared by all members."""
+    return eqx.is_array(x) and jnp.ndim(x) > 0
+
+
 def member(batch: AbstractModel, i: int) -> AbstractModel:
     """Member ``i`` of a batched model (0-d leaves are shared by all members and kept)."""
-    return jax.tree.map(lambda x: x[i] if eqx.is_array(x) and jnp.ndim(x) > 0 else x, batch)
+    return jax.tree.map(lambda x: x[i] if _per_member(x) else x, batch)
 
 
 def unstack(batch: AbstractModel) -> list[AbstractModel]:
@@ -168,7 +173,7 @@ def _member_axes(batch: AbstractModel) -> AbstractModel:
     A 0-d leaf cannot carry a member axis, so it is shared by all members: a model from
     ``model.replace(gNa=values)`` (per-member ``gNa``, scalar everything else) runs as it is.
     """
-    return jax.tree.map(lambda x: 0 if eqx.is_array(x) and jnp.ndim(x) > 0 else None, batch)
+    return jax.tree.map(lambda x: 0 if _per_member(x) else None, batch)
 
 
 def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
@@ -191,7 +196,7 @@ def _run_block(batch, size, protocol, ts, options, strategy, chunk_size, mesh):
     def local(models):
         if strategy == "vmap":
             return jax.vmap(one, in_axes=(axes,), axis_size=local_size)(models)
-        mapped, shared = eqx.partition(models, lambda x: eqx.is_array(x) and jnp.ndim(x) > 0)
+        mapped, shared = eqx.partition(models, _per_member)
         run = lambda xs: one(eqx.combine(xs[0], shared))  # noqa: E731
         # the index keeps the mapped tree non-empty when every leaf is shared
         xs = (mapped, jnp.arange(local_size))
@@ -200,7 +205,7 @@ def _run_block(batch, size, protocol, ts, options, strategy, chunk_size, mesh):
     if mesh is None:
         return local(batch)
     dynamic, static = eqx.partition(batch, eqx.is_array)
-    specs = jax.tree.map(lambda x: PartitionSpec("member") if jnp.ndim(x) > 0 else PartitionSpec(), dynamic)
+    specs = jax.tree.map(lambda x: PartitionSpec("member") if _per_member(x) else PartitionSpec(), dynamic)
     sharded = jax.shard_map(
         lambda d: local(eqx.combine(d, static)),
         mesh=mesh,

@@ -1,13 +1,11 @@
 """Ensembles on dy/dt = -k y: batching helpers, strategies, chunking, sharding over 4 host devices."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
+from _host_devices import run_with_host_devices
 from calibration._models import Decay
 
 from difflab._ensemble import default_strategy, make_batch, member, n_members, run_ensemble, stack, unstack
@@ -65,11 +63,7 @@ def test_default_strategy_per_backend():
 
 
 def test_sharded_equals_unsharded_on_four_host_devices():
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
-    script = Path(__file__).with_name("_sharded_check.py")
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "SHARDED-OK" in out.stdout
+    assert "SHARDED-OK" in run_with_host_devices(Path(__file__).with_name("_sharded_check.py"))
 
 
 def test_single_device_visible_in_this_process():

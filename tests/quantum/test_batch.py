@@ -1,11 +1,9 @@
 """Batching over parameters and initial states: labelled dimensions, same numbers as single solves, one compile."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
+from _host_devices import run_with_host_devices
 
 import difflab.quantum as q
 from difflab.quantum import _batch
@@ -58,8 +56,4 @@ def test_sesolve_batch_of_initial_states():
 
 
 def test_members_split_over_four_host_devices_match_one_device():
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
-    script = Path(__file__).with_name("_sharded_check.py")
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "SHARDED-OK" in out.stdout
+    assert "SHARDED-OK" in run_with_host_devices(Path(__file__).with_name("_sharded_check.py"))

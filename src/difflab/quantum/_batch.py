@@ -69,5 +69,5 @@ def run_members(fn: Callable, inputs, count: int, mode: str = "map", devices=Non
     if count == 1:
         return _single(fn, inputs, jnp.asarray(0))
     devices = list(jax.devices() if devices is None else devices)
-    mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 and count > 1 else None
+    mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
     return _mapped(fn, inputs, count, mode, mesh)
