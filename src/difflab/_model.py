@@ -48,10 +48,10 @@ class AbstractModel(eqx.Module):
 
     # Hooks with defaults: a model may know which scheme suits its structure best.
     def default_solver(self) -> Any:
-        """The solver [`difflab.simulate`][] uses when none is given (default: Tsit5)."""
-        import diffrax
+        """The solver [`difflab.simulate`][] uses when none is given (default: [`difflab.UnrolledTsit5`][])."""
+        from ._tsit5 import UnrolledTsit5
 
-        return diffrax.Tsit5()
+        return UnrolledTsit5()
 
     def default_stepsize_controller(self) -> Any:
         """The step-size controller used when none is given (default: PID, rtol 1e-6, atol 1e-8)."""

@@ -75,7 +75,7 @@ def test_vmap_batch_equals_member_runs_and_converts_to_xarray():
     np.testing.assert_array_equal(ds["tau"].values, [1.0, 2.0, 4.0])
     for key in ("difflab_version", "jax_version", "diffrax_version", "solver", "rtol", "atol", "dtype"):
         assert key in ds.attrs
-    assert ds.attrs["solver"] == "Tsit5" and ds.attrs["rtol"] == "0.000001" and ds.attrs["dtype"] == "float64"
+    assert ds.attrs["solver"] == "UnrolledTsit5" and ds.attrs["rtol"] == "0.000001" and ds.attrs["dtype"] == "float64"
 
 
 def test_observe_saves_only_the_observables():

@@ -23,6 +23,7 @@ import xarray as xr
 from jaxtyping import ArrayLike, Complex, Float
 
 from .._errors import check_finite, check_increasing
+from .._tsit5 import UnrolledTsit5
 from ._batch import run_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._dataset import to_dataset
@@ -113,7 +114,7 @@ def sesolve(
         save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
         batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
         batch: "map" (default: one compiled single solve run over the members in sequence), "vmap" (accelerators).
-        solver, rtol, atol, max_steps: integration settings (default Tsit5, 1e-6, 1e-8).
+        solver, rtol, atol, max_steps: integration settings (default `difflab.UnrolledTsit5`, 1e-6, 1e-8).
         layout: operator storage ("auto", "dia", "dense").
 
     Returns:
@@ -202,7 +203,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     y0, n_states = _initial_states(state0, n, open_system)
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
-        n_states, open_system, save_states, diffrax.Tsit5() if solver is None else solver, float(rtol),
+        n_states, open_system, save_states, UnrolledTsit5() if solver is None else solver, float(rtol),
         float(atol), max_steps, max_step(drives), time_units,
     )  # fmt: skip
     traj = run_members(_solve_member, problem, (n_batch or 1) * n_states, batch)

@@ -16,6 +16,7 @@ from jaxtyping import Array, Float
 from .._model import StateInfo
 from .._simulate import simulate
 from .._trajectory import Trajectory
+from .._tsit5 import UnrolledTsit5
 from ._hamiltonian import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
@@ -59,7 +60,7 @@ def solve_model(
 
     Returns a `difflab.Trajectory` whose `ys` holds `expect_re` and `expect_im` (time, observable) and, with
     `save_states`, the state (`psi`, shape (time, 2, n), or `rho`, (time, 2, n, n): [real, imaginary]
-    parts). Default solver Tsit5, PID step control
+    parts). Default solver `difflab.UnrolledTsit5` (Tsit5's method), PID step control
     at `rtol`/`atol`, maximum step `dtmax` (default: half the shortest drive feature, see `controller_for`); time
     in the model's `time_units`.
     """
@@ -83,7 +84,7 @@ def solve_model(
         model.controls(),
         ts,
         y0=y0,
-        solver=diffrax.Tsit5() if solver is None else solver,
+        solver=UnrolledTsit5() if solver is None else solver,
         stepsize_controller=controller_for(model, rtol, atol, dtmax),
         adjoint=adjoint,
         max_steps=max_steps,
