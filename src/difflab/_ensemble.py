@@ -10,7 +10,9 @@
 - **blocks** on the host, sized to a memory budget, each one compiled once;
 - **sharding**: the member axis is split over all devices with ``jax.shard_map`` on a
   ``Mesh`` over ``jax.devices()``. Under ``jax.distributed.initialize()`` the same call sees
-  the devices of every host (see docs/ensembles).
+  the devices of every host (see docs/ensembles). Members are dealt out like cards (device d
+  gets members d, d + D, ...): sweeps are usually ordered and neighbouring members cost about
+  the same, so every device gets a similar mix of cheap and expensive members.
 """
 
 from __future__ import annotations
@@ -155,16 +157,29 @@ def run_ensemble(
     block = _block_size(batch, ts, memory_budget, len(devices), n)
     options = {**simulate_kwargs, "throw": False}
     mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
-    if block == n:  # one block: no padding, and the result stays where it was computed
-        return _run_block(batch, n, protocol, ts, options, strategy, chunk_size, mesh)
+    deal = _deal(block, len(devices))
+    if block == n:  # one block: no padding, and the result stays on the devices that computed it
+        if mesh is None:
+            return _run_block(batch, n, protocol, ts, options, strategy, chunk_size, mesh)
+        out = _run_block(member(batch, deal), n, protocol, ts, options, strategy, chunk_size, mesh)
+        return jax.tree.map(lambda x: x[np.argsort(deal)], out)
     parts = []
     for start in range(0, n, block):
         idx = np.minimum(np.arange(start, start + block), n - 1)  # pad the last block with repeats
-        sub = member(batch, idx)
-        out = _run_block(sub, block, protocol, ts, options, strategy, chunk_size, mesh)
+        out = _run_block(member(batch, idx[deal]), block, protocol, ts, options, strategy, chunk_size, mesh)
         keep = min(block, n - start)
-        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[:k], out))
+        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[np.argsort(deal)][:k], out))
     return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
+
+
+def _deal(block: int, n_devices: int) -> np.ndarray:
+    """Order of a block's members so that device d's contiguous share holds members d, d + D, d + 2D, ...
+
+    On 64 HH members with gNa ascending and adaptive Tsit5 over 2 devices this balances the solver
+    steps (28521 and 28958 against 15297 and 42182 for contiguous halves; 1.8x faster, docs/sweeps.md).
+    ``block`` is a multiple of ``n_devices``.
+    """
+    return np.arange(block).reshape(block // n_devices, n_devices).T.ravel()
 
 
 def _member_axes(batch: AbstractModel) -> AbstractModel:

@@ -24,4 +24,12 @@ for strategy, b in (("vmap", batch), ("map", batch), ("chunked", batch), ("vmap"
     np.testing.assert_array_equal(sharded.stats["num_steps"], single.stats["num_steps"])
     exact = 2.0 * np.exp(-ks[:, None] * ts[None, :])
     np.testing.assert_allclose(sharded.ys["y"], exact, rtol=1e-5, atol=1e-7)
+# Members are dealt out to the devices (device d gets d, d + 4, ...) and put back in order: one block of 8
+# members (the result stays on the devices), and blocks of 4 forced by a small memory budget.
+ks8 = ks[:8]
+for budget in (2**30, 4 * 8 * (ts.size + 64)):
+    sharded = run_ensemble(make_batch(Decay(), k=ks8), None, ts, strategy="map", memory_budget=budget)
+    np.testing.assert_allclose(sharded.ys["y"], 2.0 * np.exp(-ks8[:, None] * ts[None, :]), rtol=1e-5, atol=1e-7)
+    steps = np.asarray(sharded.stats["num_steps"])
+    assert (np.diff(steps) >= 0).all() and steps[-1] > steps[0], steps  # step counts grow with k, in order
 print("SHARDED-OK")
