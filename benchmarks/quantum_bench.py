@@ -3,7 +3,7 @@
 Run:  python benchmarks/quantum_bench.py [--libs difflab dynamiqs qutip] [--tasks jc jc100 grad tfim] [--json out]
       [--cpu-devices N]  (N CPU devices in the process: difflab's ensembles split over them)
 Problems and tolerances: see `quantum_problems.py`. Each task: one warm-up call (reported as `first`, includes
-compilation), then the median of `repeats` timed calls (ensembles: 1-3 calls). Peers are benchmark-only
+compilation), then the median of `repeats` timed calls (ensembles: 3 calls, QuTiP's: 1). Peers are benchmark-only
 dependencies (`pip install dynamiqs==0.3.7 qutip==5.3.1`).
 """
 
@@ -85,7 +85,7 @@ def difflab_tasks():
 
     return {
         "jc": (jc, 5),
-        "jc100": (jc100("map"), 1),
+        "jc100": (jc100("map"), 3),
         "grad": (lambda: jax.block_until_ready(fwd(p0)), 3),
         "grad_reverse": (lambda: jax.block_until_ready(rev(p0)), 3),
         "tfim": (tfim, 5),
@@ -137,7 +137,7 @@ def dynamiqs_tasks():
 
     return {
         "jc": (jc, 5),
-        "jc100": (jc100, 1),
+        "jc100": (jc100, 3),
         "grad": (lambda: jax.block_until_ready(fwd(p0)), 3),
         "tfim": (tfim, 5),
     }, {"grad": lambda out: {"loss": float(out[1]), "dloss": np.asarray(out[0]).tolist()}}

@@ -8,7 +8,7 @@ the executions did not overlap.)
 
 With several devices (GPUs, or CPU cores exposed as devices with `jax.config.update("jax_num_cpu_devices", n)`),
 the members are split into one block per device with `jax.shard_map`, each block mapped or vmapped as above: on the
-2-core CPU two devices solve 100 Jaynes–Cummings members 1.9× faster than one (4.0 s against 7.8 s in one run).
+2-core CPU two devices solve 100 Jaynes–Cummings members in 1.8–2.1 s against 4.1 s on one (benchmarks/README.md).
 
 `fn(inputs, index)` must be a module-level function (it is a static key of the compilation cache), `inputs` a pytree.
 """
