@@ -3,7 +3,7 @@
     python benchmarks/sweep_hh_grid.py [out_dir]
 
 Writes the chunk files to ``out_dir`` (default: a temporary folder), docs/img/sweep_hh_rate.png,
-and prints wall time and throughput (simulations/s and cell-steps/s at dt = 0.02 ms).
+and prints wall time and throughput (simulations/s, and cell-steps/s at the model's default step).
 """
 
 import sys
