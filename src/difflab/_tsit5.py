@@ -93,7 +93,9 @@ class _SlopeInterpolation(diffrax.AbstractLocalInterpolation):
         if t1 is not None:
             return jax.tree.map(jnp.subtract, self.evaluate(t1), self.evaluate(t0))
         h = self.t1 - self.t0
-        weights = _dense_weights(jnp.asarray((t0 - self.t0) / h))
+        zero = h == 0  # a zero-length step (as diffrax's own interpolation, evaluate at its start)
+        theta = jnp.where(zero, 0.0, (t0 - self.t0) / jnp.where(zero, 1.0, h))
+        weights = _dense_weights(jnp.asarray(theta))
         return _weighted_sum(self.y0, h, tuple(weights[i] for i in range(_STAGES)), self.slopes)
 
 
