@@ -59,12 +59,16 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, has_prev)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
     # 2. gates: exponential update with rates frozen at the trapezoidal potential
-    y1 = {}
-    for name, (a, b) in model.gate_rates(V_mid).items():
-        x0 = y0[name]
-        s = a + b
-        x_inf = a / s
-        y1[name] = x_inf + (x0 - x_inf) * jnp.exp(-h * s)
+    # All gates as one (gates, ...) array: XLA then emits the update as one loop instead of one per gate
+    # (float64, 1000 cells: 0.085 s against 0.096 s per 1632-step run, saved output included).
+    rates = model.gate_rates(V_mid)
+    names = tuple(rates)
+    a, b = (jnp.stack([jnp.broadcast_to(rates[g][k], V0.shape) for g in names]) for k in (0, 1))
+    x0 = jnp.stack([y0[g] for g in names])
+    s = a + b
+    x_inf = a / s
+    x1 = x_inf + (x0 - x_inf) * jnp.exp(-h * s)
+    y1 = {g: x1[i] for i, g in enumerate(names)}
     # 3. voltage: Crank–Nicolson with the conductances averaged over the two ends of the step
     G1, GE1 = model.conductances(y1)
     G, GE = (G0 + G1) / 2, (GE0 + GE1) / 2
