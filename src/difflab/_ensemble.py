@@ -158,17 +158,18 @@ def run_ensemble(
     options = {**simulate_kwargs, "throw": False}
     mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
     deal = _deal(block, len(devices))
+    undeal = np.argsort(deal)  # slot of each member
     if block == n:  # one block: no padding, and the result stays on the devices that computed it
         if mesh is None:
             return _run_block(batch, n, protocol, ts, options, strategy, chunk_size, mesh)
         out = _run_block(member(batch, deal), n, protocol, ts, options, strategy, chunk_size, mesh)
-        return jax.tree.map(lambda x: x[np.argsort(deal)], out)
+        return jax.tree.map(lambda x: x[undeal], out)
     parts = []
     for start in range(0, n, block):
         idx = np.minimum(np.arange(start, start + block), n - 1)  # pad the last block with repeats
         out = _run_block(member(batch, idx[deal]), block, protocol, ts, options, strategy, chunk_size, mesh)
         keep = min(block, n - start)
-        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[np.argsort(deal)][:k], out))
+        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[undeal][:k], out))
     return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
 
 
