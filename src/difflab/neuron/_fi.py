@@ -87,8 +87,8 @@ def rheobase(
     smallest that still fires in ``window`` (ms; default the second half of the step), i.e.
     repetitive firing. Near the type II onset transients are long, so the sustained threshold
     depends on the window: NEURON's 6.215 µA/cm² corresponds to ``start=0, stop=1100,
-    window=(100, 1100)`` (the F-I protocol; 6.2236 at dt = 0.0625 ms, 6.2161 at 0.025, 6.2152 at
-    0.0125), its any-spike threshold 2.211 µA/cm² to the defaults (2.2126 at dt = 0.0625 ms). Each round
+    window=(100, 1100)`` (the F-I protocol; 6.2201 at the default dt = 5/64 ms, 6.2170 at 0.0625),
+    its any-spike threshold 2.211 µA/cm² to the defaults (2.2109 at the default dt). Each round
     simulates the bracket's ends and ``points`` currents inside it at once and keeps the
     sub-interval where the outcome flips, until the bracket is narrower than ``tol``. Returns the bracket's midpoint.
 
