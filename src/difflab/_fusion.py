@@ -16,6 +16,6 @@ def materialise(value, value_at_zero_step, h):
 
     Measured where used: the stage inputs of [`UnrolledTsit5`][difflab.UnrolledTsit5] (a Lindblad step
     with 9 stored diagonals ran 1.6x slower without it) and the predicted mid-step potential of
-    [`RushLarsenCN`][difflab.neuron.RushLarsenCN] (float32 ensemble step 11-18 % cheaper).
+    [`RushLarsenCN`][difflab.neuron.RushLarsenCN] (float32 ensemble step 11-20 % cheaper).
     """
     return lax.cond(eqxi.unvmap_any(h != 0), lambda: value, lambda: value_at_zero_step)

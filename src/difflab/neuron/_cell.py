@@ -226,7 +226,7 @@ class HodgkinHuxley(AbstractModel):
 
 
 #: Default fixed step of the default solver (ms).
-DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so 10 ms and the save grid stay exact in float32
+DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so step boundaries (10 ms = 128 steps) are exact in float32
 
 
 def _as_float(x: ArrayLike) -> Array:
