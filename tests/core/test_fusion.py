@@ -1,0 +1,33 @@
+"""`materialise`: the value passes through unchanged, under jit, vmap and both differentiation modes."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from difflab._fusion import materialise
+
+
+def f(x, h):
+    value = x + h * jnp.sin(x)  # equals x when h = 0
+    return materialise(value, x, h) ** 2
+
+
+def test_value_and_derivatives_are_those_of_the_value():
+    x = jnp.linspace(-1.0, 1.0, 5)
+    for h in (0.0, 0.3):
+        want = (x + h * jnp.sin(x)) ** 2
+        np.testing.assert_allclose(jax.jit(f)(x, h), want, rtol=1e-15)
+        # d/dx (x + h sin x)^2 = 2 (x + h sin x)(1 + h cos x), elementwise
+        d_want = 2 * (x + h * jnp.sin(x)) * (1 + h * jnp.cos(x))
+        d_rev = jax.grad(lambda x, h=h: f(x, h).sum())(x)
+        _, d_fwd = jax.jvp(lambda x, h=h: f(x, h), (x,), (jnp.ones_like(x),))
+        np.testing.assert_allclose(d_rev, d_want, rtol=1e-14)
+        np.testing.assert_allclose(d_fwd, d_want, rtol=1e-14)
+
+
+def test_vmapped_over_steps_including_a_zero_step():
+    x = jnp.linspace(-1.0, 1.0, 5)
+    hs = jnp.asarray([0.0, 0.1, 0.5])
+    got = jax.vmap(f, in_axes=(None, 0))(x, hs)
+    want = (x[None, :] + hs[:, None] * jnp.sin(x)[None, :]) ** 2
+    np.testing.assert_allclose(got, want, rtol=1e-15)
