@@ -9,9 +9,10 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._errors import is_concrete
 from .._protocol import Step
 from .._simulate import simulate
-from ._cell import HodgkinHuxley
+from ._cell import DEFAULT_DT, HodgkinHuxley
 from ._features import firing_rate, spike_count
 
 
@@ -26,8 +27,10 @@ def simulate_currents(
 
     The whole batch runs as one vectorised solve (the state is broadcast to the batch shape).
     """
-    dt = model.default_dt0() if kwargs.get("dt0") is None else kwargs["dt0"]
-    save_dt = dt if save_dt is None else save_dt
+    if save_dt is None:
+        save_dt = model.default_dt0() if kwargs.get("dt0") is None else kwargs["dt0"]
+        if not is_concrete(save_dt):  # a traced temperature: save on the 6.3 °C step's grid
+            save_dt = DEFAULT_DT
     n = round(t_end / save_dt)
     dtype = model.C.dtype
     ts = jnp.arange(n + 1, dtype=dtype) * jnp.asarray(save_dt, dtype=dtype)
