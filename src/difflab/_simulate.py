@@ -54,7 +54,9 @@ def simulate(
             (``diffrax.ClipStepSizeController``) so that steps never straddle a pulse edge.
         dt0: initial (or fixed) step; default ``model.default_dt0()``.
         adjoint: how to differentiate; default ``diffrax.RecursiveCheckpointAdjoint()``.
-        max_steps: bound on the number of steps.
+        max_steps: bound on the number of steps. With fixed steps (``diffrax.ConstantStepSize``) and a
+            concrete ``dt0`` the count is known: the default then grows to fit it, and an explicit bound
+            that is too small raises ``ValueError`` before anything runs (with ``throw=True``).
         throw: raise on solver failure (set ``False`` under vmap and inspect ``result``).
         observe: optional ``observe(t, y, protocol) -> dict`` saved instead of the state
             (e.g. expectation values, membrane potential only).
@@ -77,6 +79,7 @@ def simulate(
     solver = model.default_solver() if solver is None else solver
     controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
     dt0 = model.default_dt0() if dt0 is None else dt0
+    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
@@ -114,6 +117,31 @@ def simulate(
 def _vector_field(t, y, args):
     model, protocol = args
     return model.vector_field(t, y, protocol)
+
+
+def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):
+    """``max_steps``, raised to the known step count of a fixed-step solve when left at its default.
+
+    An explicit bound that is too small raises here when ``throw`` is set; otherwise the solve reports
+    the failure in its result, as any other.
+    """
+    fixed = isinstance(controller, diffrax.ConstantStepSize)
+    if max_steps is None or not fixed or dt0 is None or not (is_concrete(dt0) and is_concrete(ts)):
+        return max_steps
+    times, step = np.asarray(ts), float(np.asarray(dt0))  # numpy: indexing a jax array would trace under jit
+    count = float(times[-1] - times[0]) / step
+    # diffrax lands on t1 when a step ends within rounding of it, so only a clear shortfall is refused
+    needed = int(np.ceil(count * (1 - 1e-5)))
+    if needed <= max_steps:
+        return max_steps
+    if max_steps == DEFAULT_MAX_STEPS:
+        return int(np.ceil(count)) + 1
+    if not throw:
+        return max_steps
+    raise ValueError(
+        f"max_steps={max_steps} is too small: fixed steps of dt0={step:g} over [{times[0]:g}, {times[-1]:g}] "
+        f"take {needed}; pass max_steps={needed} or more, or a larger dt0"
+    )
 
 
 def _clip_at_jumps(controller, protocol, ts):

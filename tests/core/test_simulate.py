@@ -118,3 +118,18 @@ def test_failure_is_a_value_when_not_thrown():
     traj = difflab.simulate(Relaxation(), None, TS, max_steps=2, throw=False)
     assert not bool(traj.succeeded)
     assert int(traj.to_xarray()["solver_result"]) != 0
+
+
+def test_fixed_steps_get_the_step_count_they_need():
+    """Fixed steps: the default bound grows to the known count; a too-small explicit one is refused by name."""
+    ts = jnp.linspace(0.0, 10.0, 11)
+    fixed = dict(solver=diffrax.Euler(), stepsize_controller=diffrax.ConstantStepSize())
+    # 10 / 5e-5 = 200_000 steps > the default bound 2**17; y' = -y/2 exactly: exp(-5) within Euler's O(dt)
+    traj = difflab.simulate(Relaxation(), None, ts, dt0=5e-5, **fixed)
+    assert bool(traj.succeeded) and int(traj.stats["num_steps"]) == 200_000
+    np.testing.assert_allclose(float(traj.ys["y"][-1]), np.exp(-5.0), rtol=1e-4)
+    with pytest.raises(ValueError, match=r"max_steps=100 is too small: .* take 200; pass max_steps=200 or more"):
+        difflab.simulate(Relaxation(), None, ts, dt0=0.05, max_steps=100, **fixed)
+    # without throw the failure is a value, as for any other solver failure
+    traj = difflab.simulate(Relaxation(), None, ts, dt0=0.05, max_steps=100, throw=False, **fixed)
+    assert not bool(traj.succeeded)
