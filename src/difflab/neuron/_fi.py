@@ -27,10 +27,11 @@ def simulate_currents(
 
     The whole batch runs as one vectorised solve (the state is broadcast to the batch shape).
     """
+    if kwargs.get("dt0") is None:
+        kwargs["dt0"] = model.default_dt0()  # once: simulate would evaluate it again
     if save_dt is None:
-        save_dt = model.default_dt0() if kwargs.get("dt0") is None else kwargs["dt0"]
-        if not is_concrete(save_dt):  # a traced temperature: save on the 6.3 °C step's grid
-            save_dt = DEFAULT_DT
+        # on the step's grid; with a traced temperature the step is traced, so on the 6.3 °C step's grid
+        save_dt = kwargs["dt0"] if is_concrete(kwargs["dt0"]) else DEFAULT_DT
     n = round(t_end / save_dt)
     dtype = model.C.dtype
     ts = jnp.arange(n + 1, dtype=dtype) * jnp.asarray(save_dt, dtype=dtype)
