@@ -41,6 +41,15 @@ class AbstractProtocol(eqx.Module):
         """Times at which ``u`` (or its derivative) jumps; empty for smooth inputs."""
         return jnp.zeros((0,))
 
+    def time_scale(self) -> float:
+        """The finest time scale of the input (model time units); ``inf`` when it has none.
+
+        [`difflab.simulate`][] keeps default steps no longer than it: a fixed step is shortened to
+        divide it (so that the steps of a held input land on its sample edges) and an adaptive step
+        is capped at it. A Python float, computed from concrete values; ``inf`` when they are traced.
+        """
+        return np.inf
+
 
 class Constant(AbstractProtocol):
     """``u(t) = value`` for all t."""
@@ -81,6 +90,10 @@ class Step(AbstractProtocol):
     def jump_times(self) -> Array:
         return jnp.stack([self.start, self.stop])
 
+    def time_scale(self) -> float:
+        """The pulse duration."""
+        return min_concrete(self.stop - self.start)
+
 
 class Ramp(AbstractProtocol):
     """A linear ramp from 0 at ``start`` to ``amplitude`` at ``stop``, zero outside ``[start, stop)``."""
@@ -104,6 +117,10 @@ class Ramp(AbstractProtocol):
     def jump_times(self) -> Array:
         return jnp.stack([self.start, self.stop])
 
+    def time_scale(self) -> float:
+        """The ramp duration."""
+        return min_concrete(self.stop - self.start)
+
 
 class AbstractInterpolated(AbstractProtocol):
     """Samples ``(times[i], values[i])`` joined linearly and held constant outside (shared by two protocols)."""
@@ -117,6 +134,10 @@ class AbstractInterpolated(AbstractProtocol):
     def __call__(self, t: ArrayLike) -> Array:
         return _interp(t, self.times, self.values)
 
+    def time_scale(self) -> float:
+        """The shortest sample spacing (for a uniform grid, its span over the number of intervals)."""
+        return sample_spacing(self.times)
+
 
 class PiecewiseLinear(AbstractInterpolated):
     """Linear interpolation between ``(times[i], values[i])``, held constant outside.
@@ -128,13 +149,44 @@ class PiecewiseLinear(AbstractInterpolated):
         return self.times
 
 
-class Sampled(AbstractInterpolated):
-    """Measured input samples (e.g. a recorded injected current), linearly interpolated.
+SAMPLED_MODES = ("hold", "linear")
 
-    Unlike [`PiecewiseLinear`][difflab.PiecewiseLinear], sample times are not reported as
-    discontinuities (a recording has thousands of them); the solver's own step size control
-    resolves the input. Samples must be finite: NaN in a recording is refused.
+
+class Sampled(AbstractInterpolated):
+    r"""Measured input samples (e.g. a recorded injected current), held or linearly interpolated.
+
+    - ``mode="hold"`` (default; zero-order hold): $u(t) = v_k$ for $t_k \le t < t_{k+1}$, the last
+      sample from $t_{n-1}$ on and the first before $t_0$. This is what a digital-to-analogue
+      converter delivers, and what NEURON's ``Vector.play`` (``continuous=0``) and Brian2's
+      ``TimedArray`` do with a recorded stimulus.
+    - ``mode="linear"``: straight lines between samples (NEURON's ``continuous=1``), held
+      constant outside.
+
+    The shortest sample spacing is the protocol's [`time_scale`][difflab.AbstractProtocol.time_scale]:
+    [`difflab.simulate`][]'s default fixed step divides it, so that steps land on the sample edges
+    and a held input is constant over every step (integrated exactly by a midpoint rule), and an
+    adaptive step is capped at it. Sample times are not reported as jump times (a recording has
+    thousands of them). Samples must be finite: NaN in a recording is refused.
+
+    Args:
+        times: strictly increasing sample times (model time units, e.g. ms), at least two.
+        values: samples ``(n, ...)`` in the model's input units (e.g. µA/cm²).
+        mode: ``"hold"`` or ``"linear"``.
     """
+
+    mode: str = eqx.field(static=True)
+
+    def __init__(self, times: ArrayLike, values: ArrayLike, mode: str = "hold"):
+        if mode not in SAMPLED_MODES:
+            raise ValueError(f"mode must be one of {SAMPLED_MODES}; got {mode!r}")
+        self.times, self.values = _check_samples(times, values)
+        self.mode = mode
+
+    def __call__(self, t: ArrayLike) -> Array:
+        if self.mode == "linear":
+            return _interp(t, self.times, self.values)
+        index = jnp.clip(jnp.searchsorted(self.times, t, side="right") - 1, 0, self.times.shape[0] - 1)
+        return self.values[index]
 
 
 class Sum(AbstractProtocol):
@@ -153,6 +205,35 @@ class Sum(AbstractProtocol):
 
     def jump_times(self) -> Array:
         return jnp.concatenate([jnp.ravel(p.jump_times()) for p in self.protocols])
+
+    def time_scale(self) -> float:
+        """The finest time scale of the parts."""
+        return min((p.time_scale() for p in self.protocols), default=np.inf)
+
+
+def sample_spacing(times) -> float:
+    """Shortest spacing of concrete sample ``times``; ``inf`` when traced.
+
+    A uniform grid (spacings equal to 1e-9 of its span) gives ``span / intervals``, free of the
+    rounding of single differences, so that steps built from it land on the samples.
+    """
+    if not is_concrete(times):
+        return np.inf
+    t = np.asarray(times, dtype=float)
+    steps = np.diff(t)
+    span = t[-1] - t[0]
+    if steps.max() - steps.min() <= 1e-9 * span:
+        return float(span / steps.size)
+    return float(steps.min())
+
+
+def min_concrete(x) -> float:
+    """Smallest finite entry of concrete ``x`` as a Python float; ``inf`` if none or traced."""
+    if not is_concrete(x):
+        return np.inf
+    values = np.asarray(x, dtype=float)
+    values = values[np.isfinite(values)]
+    return float(values.min()) if values.size else np.inf
 
 
 def _interp(t: ArrayLike, times: Array, values: Array) -> Array:

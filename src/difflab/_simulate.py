@@ -52,7 +52,11 @@ def simulate(
         stepsize_controller: default ``model.default_stepsize_controller()``. Jump times of the
             protocol that fall inside ``(ts[0], ts[-1])`` are passed to an adaptive controller
             (``diffrax.ClipStepSizeController``) so that steps never straddle a pulse edge.
-        dt0: initial (or fixed) step; default ``model.default_dt0()``.
+        dt0: initial (or fixed) step; default ``model.default_dt0()``, shortened to honour the
+            protocol's [`time_scale`][difflab.AbstractProtocol.time_scale] ``τ`` (e.g. the sample
+            spacing of a recorded input): a fixed step becomes ``τ / ceil(τ / dt0)``, so that it
+            divides ``τ`` and a held input is constant over every step; an initial adaptive step
+            becomes ``min(dt0, τ)``.
         adjoint: how to differentiate; default ``diffrax.RecursiveCheckpointAdjoint()``.
         max_steps: bound on the number of steps. With fixed steps (``diffrax.ConstantStepSize``) and a
             concrete ``dt0`` the count is known: the default then grows to fit it, and an explicit bound
@@ -78,7 +82,7 @@ def simulate(
         model.check_state(y0)
     solver = model.default_solver() if solver is None else solver
     controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
-    dt0 = model.default_dt0() if dt0 is None else dt0
+    dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
     max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
@@ -117,6 +121,20 @@ def simulate(
 def _vector_field(t, y, args):
     model, protocol = args
     return model.vector_field(t, y, protocol)
+
+
+def _default_dt0(model, protocol, controller):
+    """The model's default step, shortened to the protocol's finest time scale (see ``simulate``)."""
+    dt0 = model.default_dt0()
+    scale = protocol.time_scale() if isinstance(protocol, AbstractProtocol) else np.inf
+    if dt0 is None or not np.isfinite(scale) or scale <= 0:
+        return dt0
+    if not isinstance(controller, diffrax.ConstantStepSize):
+        return jnp.minimum(dt0, scale) if not is_concrete(dt0) else min(float(dt0), scale)
+    # the 1e-9 keeps a step that already divides the scale (rounding of scale / dt0) unchanged
+    if not is_concrete(dt0):
+        return scale / jnp.ceil(scale / dt0 * (1 - 1e-9))
+    return scale / np.ceil(scale / float(dt0) * (1 - 1e-9))
 
 
 def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):

@@ -22,11 +22,33 @@ def test_piecewise_linear_and_sampled_interpolate():
     pwl = difflab.PiecewiseLinear([0.0, 1.0, 3.0], [0.0, 2.0, -2.0])
     np.testing.assert_allclose([pwl(t) for t in (-1.0, 0.5, 2.0, 5.0)], [0.0, 1.0, 0.0, -2.0])
     np.testing.assert_array_equal(pwl.jump_times(), [0.0, 1.0, 3.0])
-    sampled = difflab.Sampled(jnp.arange(5.0), jnp.arange(5.0) ** 2)
+    sampled = difflab.Sampled(jnp.arange(5.0), jnp.arange(5.0) ** 2, mode="linear")
     assert float(sampled(2.5)) == pytest.approx(6.5)
     assert sampled.jump_times().shape == (0,)
-    vector = difflab.Sampled([0.0, 1.0], [[0.0, 10.0], [1.0, 20.0]])
+    vector = difflab.Sampled([0.0, 1.0], [[0.0, 10.0], [1.0, 20.0]], mode="linear")
     np.testing.assert_allclose(vector(0.25), [0.25, 12.5])
+
+
+def test_sampled_holds_each_sample_by_default():
+    # zero-order hold: u = v_k on [t_k, t_k+1), the first sample before t_0, the last from t_n-1 on
+    held = difflab.Sampled([0.0, 0.5, 1.5], [1.0, -2.0, 4.0])
+    assert held.mode == "hold"
+    np.testing.assert_array_equal([held(t) for t in (-1.0, 0.0, 0.49, 0.5, 1.49, 1.5, 9.0)],
+                                  [1.0, 1.0, 1.0, -2.0, -2.0, 4.0, 4.0])  # fmt: skip
+    vector = difflab.Sampled([0.0, 1.0], [[0.0, 10.0], [1.0, 20.0]])
+    np.testing.assert_array_equal(vector(0.75), [0.0, 10.0])
+    grad = jax.grad(lambda v: difflab.Sampled([0.0, 1.0, 2.0], v)(1.2))(jnp.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(grad, [0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match=r"mode must be one of \('hold', 'linear'\); got 'cubic'"):
+        difflab.Sampled([0.0, 1.0], [0.0, 1.0], mode="cubic")
+
+
+def test_protocols_state_their_finest_time_scale():
+    assert difflab.Sampled([0.0, 0.025, 0.05, 0.1], [0.0, 1.0, 2.0, 3.0]).time_scale() == pytest.approx(0.025)
+    assert difflab.Step(1.0, 2.0, 2.5).time_scale() == pytest.approx(0.5)
+    assert difflab.Constant(1.0).time_scale() == np.inf
+    total = difflab.Sum(difflab.Step(1.0, 0.0, 3.0), difflab.PiecewiseLinear([0.0, 0.2, 1.0], [0.0, 1.0, 0.0]))
+    assert total.time_scale() == pytest.approx(0.2)
 
 
 def test_sum_adds_values_and_collects_jumps():

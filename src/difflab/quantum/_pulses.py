@@ -16,15 +16,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
 from .._errors import check_increasing, is_concrete
-from .._protocol import (
-    AbstractProtocol,
-    Constant,
-    PiecewiseLinear,
-    Ramp,
-    Sampled,
-    Step,
-    Sum,
-)
+from .._protocol import AbstractProtocol, min_concrete
 
 __all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
 
@@ -81,6 +73,10 @@ class GaussianPulse(AbstractProtocol):
             return jnp.zeros((0,))
         return jnp.stack([self.center - 0.5 * self.width, self.center + 0.5 * self.width])
 
+    def time_scale(self) -> float:
+        """The width σ."""
+        return min_concrete(self.sigma)
+
 
 class PiecewiseConstant(AbstractProtocol):
     r"""$u(t) = v_i$ for $t_i \le t < t_{i+1}$ and 0 outside $[t_0, t_m)$.
@@ -110,25 +106,16 @@ class PiecewiseConstant(AbstractProtocol):
     def jump_times(self) -> Float[Array, " jumps"]:
         return self.times
 
+    def time_scale(self) -> float:
+        """The shortest segment."""
+        return min_concrete(jnp.diff(self.times))
+
 
 def feature_time(protocol: AbstractProtocol) -> float:
-    """Shortest time scale of a concrete protocol (time units); `inf` for constants or unknown shapes."""
-    if isinstance(protocol, GaussianPulse):
-        return _min_concrete(protocol.sigma)
-    if isinstance(protocol, Step | Ramp):
-        return _min_concrete(protocol.stop - protocol.start)
-    if isinstance(protocol, PiecewiseConstant | PiecewiseLinear | Sampled):
-        return _min_concrete(jnp.diff(protocol.times))
-    if isinstance(protocol, Sum):
-        return min((feature_time(p) for p in protocol.protocols), default=np.inf)
-    if isinstance(protocol, Constant):
-        return np.inf
-    return np.inf
+    """Shortest time scale of a concrete protocol (time units); `inf` for constants or unknown shapes.
 
-
-def _min_concrete(x) -> float:
-    if not is_concrete(x):
+    Each protocol states its own ([`AbstractProtocol.time_scale`][difflab.AbstractProtocol.time_scale]).
+    """
+    if not isinstance(protocol, AbstractProtocol):
         return np.inf
-    values = np.asarray(x, dtype=float)
-    values = values[np.isfinite(values)]
-    return float(values.min()) if values.size else np.inf
+    return protocol.time_scale()
