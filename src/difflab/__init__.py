@@ -47,6 +47,7 @@ from ._protocol import Sampled as Sampled  # noqa: E402
 from ._protocol import Step as Step  # noqa: E402
 from ._protocol import Sum as Sum  # noqa: E402
 from ._simulate import simulate as simulate  # noqa: E402
+from ._strategies import GrowingWindows as GrowingWindows  # noqa: E402
 from ._sweep import sweep as sweep  # noqa: E402
 from ._trajectory import Trajectory as Trajectory  # noqa: E402
 from ._tsit5 import UnrolledTsit5 as UnrolledTsit5  # noqa: E402

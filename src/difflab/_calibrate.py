@@ -27,6 +27,7 @@ from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, wi
 from ._optimizers import as_adapter
 from ._parameters import AbstractTransform, as_transform
 from ._paths import get_path
+from ._strategies import GrowingWindows, check_strategy, describe, linear_start, window_members
 
 #: How often each jitted function has been traced (a retrace means a recompilation).
 TRACES: collections.Counter = collections.Counter()
@@ -43,6 +44,7 @@ def calibrate(
     steps: int = 100,
     starts: int | Mapping[str, ArrayLike] = 1,
     key: PRNGKeyArray | None = None,
+    strategy: str | GrowingWindows = "auto",
     ts: ArrayLike | None = None,
     variables: list[str] | None = None,
     observe: Callable | None = None,
@@ -83,6 +85,14 @@ def calibrate(
             ``{name: values}`` giving every start explicitly (physical units, one entry per
             start, same length for all fitted names).
         key: random key for the extra starts (required when ``starts > 1``).
+        strategy: the global strategy (see [`GrowingWindows`][difflab.GrowingWindows] and
+            docs/calibration.md). ``"auto"`` (default): where the model can estimate every fitted
+            parameter from the data by least squares (Hodgkin–Huxley conductances from a recorded
+            potential), every start begins at that estimate, which lies in the global basin
+            whatever the start; otherwise as ``"multistart"``. ``"linear"``: that estimate, or an
+            error if the model has none. ``"multistart"``: the starts as given, all data.
+            ``"windows"`` or ``GrowingWindows(first, factor)``: fit a growing first part of the
+            data, each stage from the last one's optimum (any model and loss).
         ts: simulation save times. ``None``: the data times. Otherwise the simulation is
             linearly interpolated onto the data times, which must lie inside ``ts``.
         variables: which data variables to fit (default: all that the model produces).
@@ -111,7 +121,13 @@ def calibrate(
         raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
     if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
+    strategy = check_strategy(strategy)
     checkpoint = _check_checkpoint(checkpoint, resume)
+    if isinstance(strategy, GrowingWindows) and checkpoint is not None:
+        raise ValueError(
+            "checkpoint/resume is not available with GrowingWindows (a stage's state is not resumable); "
+            "run the windows without a checkpoint, or use strategy='multistart' from their result"
+        )
     loss_fn = as_loss(loss, fit.ts)
     adapter = as_adapter(optimizer, loss_fn)
     problem = Problem(
@@ -128,15 +144,42 @@ def calibrate(
     )
     members = _members(protocol, fit, starts)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
+    theta, used = _global_start(strategy, problem, fit, members, theta, starts)
     carry = _init(adapter, problem, theta, members)
     history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
-    meta = _meta(model, problem, adapter, fit, starts)
+    meta = _meta(model, problem, adapter, fit, starts, used)
     step = 0
     if resume is not None:
         theta, carry, history, step = _checkpoint.load(resume, meta=meta, theta_like=theta, carry_like=carry)
     state = {"theta": theta, "carry": carry, "step": step}
+    if isinstance(strategy, GrowingWindows):
+        for end in strategy.ends(fit.ts)[:-1]:
+            stage = window_members(members, fit.ts, end)
+            state["carry"] = _init(adapter, problem, state["theta"], stage)
+            _run(adapter, problem, stage, state, history, state["step"] + steps, None, 0, meta, progress, callback)
+        state["carry"] = _init(adapter, problem, state["theta"], members)
+        steps = state["step"] + steps
     _run(adapter, problem, members, state, history, steps, checkpoint, checkpoint_every, meta, progress, callback)
-    return assemble(problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint)
+    return assemble(
+        problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used
+    )
+
+
+def _global_start(strategy, problem, fit, members, theta, starts):
+    """Initial parameters after the strategy's global step, and the name of the strategy used."""
+    if strategy not in ("auto", "linear"):
+        return theta, describe(strategy)
+    estimated = linear_start(problem, fit, members, theta, starts)
+    if estimated is not None:
+        return estimated, "linear"
+    if strategy == "linear":
+        raise ValueError(
+            f"strategy='linear' needs an estimate of every fitted parameter from the data, and "
+            f"{type(problem.model).__name__} gives none for {[n for n, _ in problem.paths]} with data "
+            f"{sorted(fit.values)} (a Hodgkin–Huxley cell estimates channel conductances from a recorded V); "
+            "use strategy='multistart' or 'windows'"
+        )
+    return theta, "multistart"
 
 
 def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tuple[str, str], ...]]:
@@ -225,8 +268,9 @@ def _initial_theta(problem: Problem, n_rec: int, starts: int, key, explicit=None
     return theta
 
 
-def _meta(model, problem, adapter, fit, starts) -> dict[str, str]:
+def _meta(model, problem, adapter, fit, starts, strategy) -> dict[str, str]:
     return {
+        "strategy": strategy,
         "model_class": f"{type(model).__module__}.{type(model).__qualname__}",
         "parameters": ", ".join(f"{n}={p}:{type(problem.transforms[n]).__name__}" for n, p in problem.paths),
         "optimizer": adapter.describe(),

@@ -32,6 +32,8 @@ class Calibration:
         solver_ok: whether the final simulation of each start succeeded.
         steps: optimiser steps taken (including those before a resume).
         checkpoint: the checkpoint file, if one was written.
+        strategy: the global strategy that ran (``"linear"``, ``"multistart"`` or a
+            ``GrowingWindows(...)`` description).
     """
 
     model: AbstractModel
@@ -42,6 +44,7 @@ class Calibration:
     solver_ok: xr.DataArray
     steps: int
     checkpoint: Path | None
+    strategy: str = "multistart"
 
     @property
     def best(self) -> dict[str, np.ndarray]:
@@ -62,6 +65,7 @@ class Calibration:
             parts.append(self.covariance.to_dataset())
         ds = xr.merge(parts, compat="no_conflicts", join="outer")
         ds.attrs["steps"] = self.steps
+        ds.attrs["strategy"] = self.strategy
         return ds
 
     def __repr__(self) -> str:
@@ -85,7 +89,7 @@ def _evaluate(problem, theta, members):
     return jax.vmap(one)(theta, members)
 
 
-def assemble(problem, adapter, members, theta, history, fit, starts, steps, checkpoint) -> Calibration:
+def assemble(problem, adapter, members, theta, history, fit, starts, steps, checkpoint, strategy) -> Calibration:
     """Evaluate the final parameters, pick the best start per recording, compute standard errors."""
     n_rec = fit.n_recordings
     loss, ok = (np.asarray(x).reshape(n_rec, starts) for x in _evaluate(problem, theta, members))
@@ -108,6 +112,7 @@ def assemble(problem, adapter, members, theta, history, fit, starts, steps, chec
         solver_ok=xr.DataArray(squeeze(ok), dims=(*lead, "start"), coords=coords, name="solver_ok"),
         steps=steps,
         checkpoint=None if checkpoint is None else Path(checkpoint),
+        strategy=strategy,
     )
 
 

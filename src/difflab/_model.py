@@ -63,6 +63,19 @@ class AbstractModel(eqx.Module):
         """The initial step (``None`` lets an adaptive controller choose)."""
         return None
 
+    def linear_estimate(
+        self, paths: tuple[str, ...], protocol: Any, ts: Array, data: dict[str, Array], mask: dict[str, Array]
+    ) -> dict[str, float] | None:
+        """Estimates of the parameters at ``paths`` from measured ``data`` alone, or ``None`` (the default).
+
+        A model whose equations are linear in some parameters once the measured states are known
+        (conductances of a cell whose potential is recorded) can solve for them by least squares,
+        without a start and without side minima. [`difflab.calibrate`][] then starts from the
+        estimate (``strategy="auto"`` or ``"linear"``). ``data`` and ``mask`` map state names to
+        one recording ``(time, ...)``; return ``None`` when the estimate does not apply.
+        """
+        return None
+
     # Parameters by name ---------------------------------------------------------------
     #: Short names for dotted parameter paths, e.g. ``{"gNa": "channels.na.gbar"}``.
     aliases: ClassVar[dict[str, str]] = {}

@@ -18,6 +18,10 @@ from jaxtyping import Array, ArrayLike, PRNGKeyArray
 from ._errors import check_finite
 
 
+#: Smallest value ``clip`` gives a positive parameter (an estimate at or below 0 becomes this).
+POSITIVE_FLOOR = 1e-6
+
+
 class AbstractTransform(eqx.Module):
     """A bijection ``forward: R -> domain`` with its ``inverse``."""
 
@@ -33,6 +37,10 @@ class AbstractTransform(eqx.Module):
     def sample(self, key: PRNGKeyArray, x0: Array, shape: tuple[int, ...]) -> Array:
         """Random initial guesses (for multi-start) of ``shape + x0.shape``, inside the domain."""
 
+    @abc.abstractmethod
+    def clip(self, x: ArrayLike) -> Array:
+        """``x`` moved just inside the domain (an estimate that fell outside it becomes a valid start)."""
+
     def check(self, x: ArrayLike, name: str) -> None:
         """Raise ``ValueError`` if concrete ``x`` lies outside the domain."""
 
@@ -44,6 +52,9 @@ class Identity(AbstractTransform):
         return jnp.asarray(u)
 
     def inverse(self, x):
+        return jnp.asarray(x)
+
+    def clip(self, x):
         return jnp.asarray(x)
 
     def sample(self, key, x0, shape):
@@ -66,6 +77,9 @@ class Positive(AbstractTransform):
         x = jnp.asarray(x)
         return x + jnp.log(-jnp.expm1(-x))
 
+    def clip(self, x):
+        return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)
+
     def sample(self, key, x0, shape):
         return x0 * jnp.exp(jax.random.uniform(key, shape + x0.shape, x0.dtype, -np.log(2), np.log(2)))
 
@@ -85,6 +99,9 @@ class Log(AbstractTransform):
 
     def inverse(self, x):
         return jnp.log(jnp.asarray(x))
+
+    def clip(self, x):
+        return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)
 
     def sample(self, key, x0, shape):
         return x0 * jnp.exp(jax.random.uniform(key, shape + x0.shape, x0.dtype, -np.log(2), np.log(2)))
@@ -124,6 +141,10 @@ class Bounded(AbstractTransform):
     def sample(self, key, x0, shape):
         p = jax.random.uniform(key, shape + x0.shape, x0.dtype, 1e-3, 1 - 1e-3)
         return (self.lo + (self.hi - self.lo) * p).astype(x0.dtype)
+
+    def clip(self, x):
+        margin = 1e-3 * (self.hi - self.lo)
+        return jnp.clip(jnp.asarray(x), self.lo + margin, self.hi - margin)
 
     def check(self, x, name):
         _check_inside(x, name, float(self.lo), float(self.hi), open_interval=True)

@@ -127,16 +127,20 @@ class AbstractInterpolated(AbstractProtocol):
 
     times: Float[Array, " n"]
     values: Array
+    #: The shortest sample spacing, fixed when the samples are given (static: it sets the step of a
+    #: compiled solve, and must be known when the samples themselves are traced, as in a fit).
+    spacing: float = eqx.field(static=True)
 
     def __init__(self, times: ArrayLike, values: ArrayLike):
         self.times, self.values = _check_samples(times, values)
+        self.spacing = sample_spacing(self.times)
 
     def __call__(self, t: ArrayLike) -> Array:
         return _interp(t, self.times, self.values)
 
     def time_scale(self) -> float:
         """The shortest sample spacing (for a uniform grid, its span over the number of intervals)."""
-        return sample_spacing(self.times)
+        return self.spacing
 
 
 class PiecewiseLinear(AbstractInterpolated):
@@ -180,6 +184,7 @@ class Sampled(AbstractInterpolated):
         if mode not in SAMPLED_MODES:
             raise ValueError(f"mode must be one of {SAMPLED_MODES}; got {mode!r}")
         self.times, self.values = _check_samples(times, values)
+        self.spacing = sample_spacing(self.times)
         self.mode = mode
 
     def __call__(self, t: ArrayLike) -> Array:

@@ -215,6 +215,17 @@ class HodgkinHuxley(AbstractModel):
             dt = DEFAULT_DT * 2.0**-halvings
         return float(dt) if is_concrete(dt) else dt
 
+    def linear_estimate(self, paths, protocol, ts, data, mask):
+        """Channel conductances from a recorded ``V`` by linear regression (see `estimate_conductances`).
+
+        ``None`` unless ``V`` is measured and every path is a channel conductance (``gbar``/``g``).
+        """
+        if "V" not in data:
+            return None
+        from ._estimate import estimate_conductances
+
+        return estimate_conductances(self, protocol, ts, data["V"], mask["V"], paths)
+
     # ---------------------------------------------------------------- checks
     def batch_shape(self) -> tuple[int, ...]:
         """Broadcast shape of all parameters (``()`` for one cell, ``(members,)`` for a batch)."""
