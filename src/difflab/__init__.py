@@ -15,6 +15,7 @@ from . import io as io  # noqa: E402
 from ._calibrate import calibrate as calibrate  # noqa: E402
 from ._calibration import Calibration as Calibration  # noqa: E402
 from ._designs import Grid as Grid  # noqa: E402
+from ._diagnostics import CalibrationWarning as CalibrationWarning  # noqa: E402
 from ._designs import LatinHypercube as LatinHypercube  # noqa: E402
 from ._designs import RandomDesign as RandomDesign  # noqa: E402
 from ._designs import Sobol as Sobol  # noqa: E402

@@ -8,6 +8,7 @@ new data, new initial values or new bounds of the same shapes reuse it.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -19,7 +20,8 @@ import numpy as np
 from jaxtyping import ArrayLike, PRNGKeyArray
 
 from . import _checkpoint
-from ._calibration import Calibration, assemble
+from ._calibration import Calibration, _evaluate, assemble
+from ._diagnostics import best_members, finer, halvings_needed, member_statistics, user_fixed_resolution
 from ._fitdata import FitData, as_fit_data
 from ._losses import as_loss
 from ._model import AbstractModel
@@ -54,6 +56,7 @@ def calibrate(
     resume: str | os.PathLike | None = None,
     progress: bool | None = None,
     callback: Callable[[int, np.ndarray], None] | None = None,
+    refine: bool = True,
 ) -> Calibration:
     r"""Fit the parameters named in ``params`` so that ``model`` driven by ``protocol`` matches ``data``.
 
@@ -103,6 +106,12 @@ def calibrate(
         resume: a checkpoint to continue from, exactly where it stopped.
         progress: show a progress bar (``None``: only when stderr is a terminal).
         callback: ``callback(step, losses)`` after every step (``losses`` per member).
+        refine: least-squares fits only: when solving the model more finely (half the fixed step,
+            or tolerances ÷ 16) moves the optimum by more than a quarter of a standard error,
+            continue the fit at the finer resolution (at most twice), so that the discretisation
+            does not bias the estimate beyond its stated error. Never done when
+            ``simulate_options`` fixes ``dt0``, ``solver`` or ``stepsize_controller``: then a
+            [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
 
     Returns:
         A [`Calibration`][difflab.Calibration]: best model, estimates with standard
@@ -145,9 +154,14 @@ def calibrate(
     members = _members(protocol, fit, starts)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, used = _global_start(strategy, problem, fit, members, theta, starts)
+    requested = starts
+    if used == "linear" and starts > 1:
+        # every start of a recording now begins at the same estimate: run each once, report it per start
+        theta = {k: v[::starts] for k, v in theta.items()}
+        members, starts = _members(protocol, fit, 1), 1
     carry = _init(adapter, problem, theta, members)
     history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
-    meta = _meta(model, problem, adapter, fit, starts, used)
+    meta = _meta(model, problem, adapter, fit, requested, used)
     step = 0
     if resume is not None:
         theta, carry, history, step = _checkpoint.load(resume, meta=meta, theta_like=theta, carry_like=carry)
@@ -160,8 +174,49 @@ def calibrate(
         state["carry"] = _init(adapter, problem, state["theta"], members)
         steps = state["step"] + steps
     _run(adapter, problem, members, state, history, steps, checkpoint, checkpoint_every, meta, progress, callback)
-    return assemble(
-        problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used
+    refined = 0
+    if refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
+        problem, refined = _refine(adapter, problem, members, state, steps, fit, starts)
+    result = assemble(problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used)
+    if requested != starts:
+        result = _every_start(result, requested)
+    if result.diagnostics is not None:
+        result.diagnostics.attrs.update(refinement_steps=refined, dt0=str(problem.sim_options.get("dt0", "default")))
+    return result
+
+
+def _refine(adapter, problem, members, state, steps, fit, starts):
+    """Re-solve the best start of each recording finely enough that the step does not bias the estimate.
+
+    Returns the refined problem and the number of steps taken (0: the resolution was fine already).
+    """
+    losses, _ = _evaluate(problem, state["theta"], members)
+    index = best_members(losses, fit.n_recordings, starts)
+    halvings = halvings_needed(member_statistics(problem, state["theta"], members, index))
+    if halvings == 0:
+        return problem, 0
+    problem = finer(problem, jax.tree.map(lambda x: x[0], members[0]), halvings)
+    best = jax.tree.map(lambda x: x[index], members)
+    theta = {k: v[index] for k, v in state["theta"].items()}
+    carry = _init(adapter, problem, theta, best)
+    taken = 0
+    while taken < steps:
+        theta, carry, _, done, _ = _step(adapter, problem, theta, carry, best)
+        taken += 1
+        if bool(np.all(np.asarray(done))):
+            break
+    state["theta"] = {k: v.at[index].set(theta[k]) for k, v in state["theta"].items()}
+    return problem, taken
+
+
+def _every_start(result: Calibration, starts: int) -> Calibration:
+    """A one-start result reported for each of ``starts`` identical starts (``strategy="linear"``)."""
+    same = {"start": np.zeros(starts, dtype=int)}
+    return dataclasses.replace(
+        result,
+        losses=result.losses.isel(same),
+        history=result.history.isel(same),
+        solver_ok=result.solver_ok.isel(same),
     )
 
 

@@ -11,8 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
+from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
 from ._model import AbstractModel
-from ._uncertainty import covariance
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +34,10 @@ class Calibration:
         checkpoint: the checkpoint file, if one was written.
         strategy: the global strategy that ran (``"linear"``, ``"multistart"`` or a
             ``GrowingWindows(...)`` description).
+        diagnostics: least-squares fits: ``noise_sigma`` (the data's noise level from its
+            second differences), ``residual_sigma``, ``misfit_ratio`` (their squared ratio, about 1
+            when the noise dominates), and ``resolution_shift`` / ``shift_over_stderr`` (how far the
+            optimum moves when the model is solved more finely). ``None`` for other losses.
     """
 
     model: AbstractModel
@@ -45,6 +49,7 @@ class Calibration:
     steps: int
     checkpoint: Path | None
     strategy: str = "multistart"
+    diagnostics: xr.Dataset | None = None
 
     @property
     def best(self) -> dict[str, np.ndarray]:
@@ -96,10 +101,16 @@ def assemble(problem, adapter, members, theta, history, fit, starts, steps, chec
     best = np.argmin(np.where(np.isfinite(loss), loss, np.inf), axis=1)
     index = np.arange(n_rec) * starts + best
     values = {k: np.asarray(v)[index] for k, v in problem.physical(theta).items()}
-    cov = _covariances(problem, values, members, index) if problem.loss.least_squares else None
+    stats = member_statistics(problem, theta, members, index) if problem.loss.least_squares else None
+    cov = None if stats is None else np.stack([s["cov"] for s in stats])
     lead = () if fit.recording_dim is None else (fit.recording_dim,)
     coords = {} if fit.recording_dim is None else {fit.recording_dim: fit.recordings}
     squeeze = (lambda a: a[0]) if not lead else (lambda a: a)
+    diag = None
+    if problem.loss.least_squares:
+        diag = diagnostics(stats, fit, _labels(problem, values))
+        diag = diag.rename(recording=lead[0]) if lead else diag.isel(recording=0, drop=True)
+        warn(diag, user_fixed_resolution(problem.sim_options))
     estimates = _estimates(problem, values, cov, lead, squeeze, coords)
     models = [problem.build({k: v[r] for k, v in values.items()}) for r in range(n_rec)]
     model = models[0] if not lead else jax.tree.map(lambda *xs: jnp.stack(xs), *models)
@@ -113,16 +124,8 @@ def assemble(problem, adapter, members, theta, history, fit, starts, steps, chec
         steps=steps,
         checkpoint=None if checkpoint is None else Path(checkpoint),
         strategy=strategy,
+        diagnostics=diag,
     )
-
-
-def _covariances(problem, values, members, index):
-    out = []
-    for r, m in enumerate(index):
-        member = jax.tree.map(lambda x, m=m: x[m], members)
-        cov, _ = covariance(problem, {k: jnp.asarray(v[r]) for k, v in values.items()}, member)
-        out.append(np.asarray(cov))
-    return np.stack(out)
 
 
 def _estimates(problem, values, cov, lead, squeeze, coords) -> xr.Dataset:

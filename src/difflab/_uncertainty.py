@@ -17,25 +17,59 @@ import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.flatten_util import ravel_pytree
 
 
 @eqx.filter_jit
-def covariance(problem, values, member):
-    """``(cov, sigma2)`` of the flattened physical parameters ``values`` for one recording."""
+def fit_statistics(problem, finer, values, member):
+    r"""Covariance, residual level and resolution shift of the physical parameters ``values`` of one recording.
+
+    Returns ``(cov, sigma2, shift, mean_square)``: the Gauss–Newton covariance above, the noise
+    variance estimate $\hat\sigma^2$ (NaN when $n \le p$: with no degree of freedom left the errors
+    are unknown, not 0), the move of the optimum when the model is solved as in ``finer``, and the
+    mean squared residual. With $\delta = \hat y_\text{fine}(\theta) - \hat y(\theta)$ one
+    Gauss–Newton step gives that move, $\Delta\theta = -(J^\top J)^{-1} J^\top \delta$ (zeros when
+    ``finer`` is ``None``). A move comparable to the standard errors means that the discretisation
+    (step or tolerances), not the noise, limits the estimate.
+    """
     protocol, data, mask = member
     # Flatten in the order of problem.paths (a dict pytree would sort the names).
     ordered = [values[name] for name, _ in problem.paths]
     flat, unravel_list = ravel_pytree(ordered)
     unravel = lambda x: dict(zip([n for n, _ in problem.paths], unravel_list(x)))  # noqa: E731
 
-    def residuals(x):
-        pred, _ = problem.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())
+    def residuals(prob, x):
+        pred, _ = prob.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())
         parts = [jnp.ravel(jnp.where(mask[k], pred[k] - data[k], 0.0)) for k in sorted(data)]
         return jnp.concatenate(parts)
 
-    r = residuals(flat)
-    jac = jax.jacfwd(residuals)(flat)
+    r = residuals(problem, flat)
+    jac = jax.jacfwd(lambda x: residuals(problem, x))(flat)
+    normal = jnp.linalg.pinv(jac.T @ jac)
     n = sum(jnp.sum(m) for m in mask.values())
-    sigma2 = jnp.sum(r**2) / jnp.maximum(n - flat.shape[0], 1)
-    return sigma2 * jnp.linalg.pinv(jac.T @ jac), sigma2
+    sigma2 = jnp.where(n > flat.shape[0], jnp.sum(r**2) / jnp.maximum(n - flat.shape[0], 1), jnp.nan)
+    shift = jnp.zeros_like(flat) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
+    return sigma2 * normal, sigma2, shift, jnp.sum(r**2) / jnp.maximum(n, 1)
+
+
+def noise_sigma(values, mask) -> float:
+    r"""The noise level of a recording from the data alone: $\hat\sigma = \mathrm{MAD}(\Delta^2 y) / (0.6745 \sqrt 6)$.
+
+    For white noise of variance $\sigma^2$ the second difference $y_{i+1} - 2 y_i + y_{i-1}$ has
+    variance $6\sigma^2$; the median absolute deviation ignores the few samples where the signal
+    itself curves sharply (spikes). A smooth signal sampled coarsely adds its own curvature, so the
+    figure is an upper bound there. NaN when fewer than 8 consecutive measured triples exist.
+    """
+    second = []
+    for name in sorted(values):
+        y = np.asarray(values[name], dtype=float)
+        m = np.asarray(mask[name], dtype=bool)
+        d2 = y[2:] - 2 * y[1:-1] + y[:-2]
+        ok = m[2:] & m[1:-1] & m[:-2]
+        second.append(d2[ok].ravel())
+    d2 = np.concatenate(second) if second else np.zeros(0)
+    if d2.size < 8:
+        return float("nan")
+    mad = np.median(np.abs(d2 - np.median(d2)))
+    return float(mad / 0.6745 / np.sqrt(6.0))

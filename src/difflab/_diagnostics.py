@@ -1,0 +1,167 @@
+r"""Is the fit limited by the noise? Resolution refinement and misfit diagnostics for least-squares fits.
+
+Standard errors from $\hat\sigma^2 (J^\top J)^{-1}$ describe the scatter that the *measurement noise*
+causes. Two other errors can exceed it and then bias the estimate by more than its stated error:
+
+- **Discretisation.** The optimum of a fit to a model solved with step $h$ is the optimum for that
+  discrete model. `fit_statistics` measures how far it
+  moves when the model is solved more finely (half the fixed step, or tolerances ÷ 16). When the
+  shift exceeds ``REFINE_FRACTION`` of a standard error and the user left the step to difflab,
+  `calibrate` halves the step as often as the shift predicts is needed (at most ``MAX_HALVINGS``
+  times) and continues from the current optimum; otherwise it warns.
+- **Model error.** A residual variance well above the noise variance estimated from the data itself
+  (`noise_sigma`) means the model cannot reproduce the data:
+  the fit warns and ``Calibration.diagnostics.misfit_ratio`` says by how much.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import xarray as xr
+
+from ._simulate import _default_dt0
+from ._uncertainty import fit_statistics, noise_sigma
+
+#: Refine when the optimum moves by more than this fraction of a standard error.
+REFINE_FRACTION = 0.25
+#: At most this many halvings of the step (8× the steps of the default).
+MAX_HALVINGS = 3
+#: Warn when the residual variance exceeds the data's noise variance by this factor.
+MISFIT_RATIO_LIMIT = 1.5
+
+
+class CalibrationWarning(UserWarning):
+    """The estimate's error is dominated by something other than the measurement noise."""
+
+
+def user_fixed_resolution(options) -> bool:
+    """True when the user chose the step or the step-size controller (difflab then never changes them)."""
+    return "dt0" in options or "stepsize_controller" in options or "solver" in options
+
+
+def finer(problem, protocol, halvings: int = 1):
+    """``problem`` solved more finely: the fixed step halved ``halvings`` times, or PID tolerances ÷ 16 as often.
+
+    ``None`` when the resolution cannot be refined (another controller, a traced step).
+    """
+    options = dict(problem.sim_options)
+    model = problem.model
+    controller = options.get("stepsize_controller") or model.default_stepsize_controller()
+    if isinstance(controller, diffrax.ConstantStepSize):
+        dt0 = options.get("dt0")
+        dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
+        if dt0 is None or not isinstance(dt0, int | float):
+            return None
+        options["dt0"] = float(dt0) / 2**halvings
+        options["stepsize_controller"] = controller
+    elif isinstance(controller, diffrax.PIDController):
+        c = controller
+        options["stepsize_controller"] = eqx.tree_at(lambda k: (k.rtol, k.atol), c, (c.rtol / 16**halvings, c.atol / 16**halvings))
+    else:
+        return None
+    return eqx.tree_at(lambda p: p.sim_options, problem, options)
+
+
+def best_members(losses: np.ndarray, n_rec: int, starts: int) -> np.ndarray:
+    """Index of the lowest-loss start of every recording in the member axis."""
+    loss = np.asarray(losses).reshape(n_rec, starts)
+    return np.arange(n_rec) * starts + np.argmin(np.where(np.isfinite(loss), loss, np.inf), axis=1)
+
+
+def member_statistics(problem, theta, members, index, with_shift: bool = True) -> list[dict[str, np.ndarray]]:
+    """`fit_statistics` of every member in ``index`` as numpy arrays.
+
+    ``shift`` is NaN where the model's resolution cannot be refined (or ``with_shift`` is off).
+    """
+    out = []
+    physical = problem.physical(theta)
+    for m in index:
+        member = jax.tree.map(lambda x, m=m: x[m], members)
+        fine = finer(problem, member[0]) if with_shift else None
+        values = {k: v[m] for k, v in physical.items()}
+        cov, sigma2, shift, mean_square = (np.asarray(x) for x in fit_statistics(problem, fine, values, member))
+        stderr = np.sqrt(np.maximum(np.diagonal(cov), 0.0))
+        shift = shift if fine is not None else np.full_like(shift, np.nan)
+        out.append({"cov": cov, "sigma2": sigma2, "shift": shift, "stderr": stderr, "mean_square": mean_square})
+    return out
+
+
+def _shift_ratio(stats) -> float:
+    """Largest |shift| / standard error (NaN if unknown)."""
+    se = np.where(stats["stderr"] > 0, stats["stderr"], np.inf)
+    return float(np.max(np.abs(stats["shift"]) / se))
+
+
+def halvings_needed(found) -> int:
+    r"""How many halvings of the step bring the discretisation bias below ``REFINE_FRACTION`` standard errors.
+
+    For a scheme of order 2 the bias of the optimum at step $h$ is about $\tfrac43$ of its shift
+    between $h$ and $h/2$ and falls as $h^2$, so $k$ halvings divide it by $4^k$. 0: no refinement.
+    """
+    ratio = max((_shift_ratio(f) for f in found), default=np.nan) * 4 / 3
+    if not np.isfinite(ratio) or ratio <= REFINE_FRACTION:
+        return 0
+    return int(min(MAX_HALVINGS, max(1, np.ceil(0.5 * np.log2(ratio / REFINE_FRACTION)))))
+
+
+def diagnostics(stats, fit, labels) -> xr.Dataset:
+    """Noise level, residual level, misfit ratio and resolution shift of every recording's best start.
+
+    The misfit ratio is NaN for noise-free data (a noise level below 1e-6 of the data's spread), where
+    a ratio of two rounding errors says nothing.
+    """
+    noise, spread = [], []
+    for r in range(fit.n_recordings):
+        noise.append(noise_sigma({k: v[r] for k, v in fit.values.items()}, {k: m[r] for k, m in fit.mask.items()}))
+        spread.append(max(float(np.std(v[r][m[r]])) for v, m in zip(fit.values.values(), fit.mask.values())))
+    noise = np.asarray(noise, dtype=float)
+    residual = np.sqrt(np.asarray([float(s["mean_square"]) for s in stats]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(noise > 1e-6 * np.asarray(spread), residual**2 / noise**2, np.nan)
+    shift = np.stack([s["shift"] for s in stats])
+    stderr = np.stack([s["stderr"] for s in stats])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = np.abs(shift) / stderr
+    ds = xr.Dataset(
+        {
+            "noise_sigma": ("recording", noise, {"long_name": "noise level from the data's second differences (MAD)"}),
+            "residual_sigma": ("recording", residual, {"long_name": "root mean square residual at the optimum"}),
+            "misfit_ratio": ("recording", ratio,
+                             {"long_name": "residual variance / noise variance (about 1 when noise dominates)"}),
+            "resolution_shift": (("recording", "parameter"), shift,
+                                 {"long_name": "move of the optimum when the model is solved more finely"}),
+            "shift_over_stderr": (("recording", "parameter"), relative,
+                                  {"long_name": "|resolution_shift| / standard error"}),
+        },
+        coords={"recording": fit.recordings, "parameter": labels},
+    )  # fmt: skip
+    return ds
+
+
+def warn(ds: xr.Dataset, fixed: bool) -> None:
+    """Warn when the misfit or the discretisation, not the noise, dominates the estimate's error."""
+    ratio = ds["misfit_ratio"].values
+    large = np.isfinite(ratio) & (ratio > MISFIT_RATIO_LIMIT)
+    if large.any():
+        warnings.warn(
+            f"the residual variance is {np.nanmax(ratio):.3g}× the noise variance estimated from the data: the "
+            "optimiser has not converged, or model or discretisation error dominates; the estimates may be "
+            "biased by more than their standard errors (see Calibration.diagnostics)",
+            CalibrationWarning,
+            stacklevel=3,
+        )
+    worst = float(np.nanmax(ds["shift_over_stderr"].values, initial=0.0))
+    if worst > 4 * REFINE_FRACTION:
+        how = "pass a smaller dt0 or tighter tolerances in simulate_options" if fixed else "refinement stopped"
+        warnings.warn(
+            f"the optimum moves by {worst:.3g} standard errors when the model is "
+            f"solved more finely: the discretisation limits the estimate ({how})",
+            CalibrationWarning,
+            stacklevel=3,
+        )
