@@ -81,7 +81,8 @@ def calibrate(
             ``"gauss_newton"``, ``"adam"`` (default for other losses), an optimistix
             least-squares solver or any optax ``GradientTransformation``.
         steps: total number of optimiser steps (a resumed fit continues up to this number;
-            least-squares solvers stop early once every member has converged).
+            least-squares solvers stop early once every member has converged). With
+            ``GrowingWindows`` each stage runs up to this many.
         starts: number of initial guesses per recording; the first is the model's own
             values, the others are drawn inside each transform's domain (``Bounded``: uniform
             in ``[lo, hi]``; ``Positive``/``Log``: log-uniform within a factor 2). Or a dict
@@ -92,7 +93,8 @@ def calibrate(
             docs/calibration.md). ``"auto"`` (default): where the model can estimate every fitted
             parameter from the data by least squares (Hodgkin–Huxley conductances from a recorded
             potential), every start begins at that estimate, which lies in the global basin
-            whatever the start; otherwise as ``"multistart"``. ``"linear"``: that estimate, or an
+            whatever the start; otherwise as ``"multistart"`` (``GrowingWindows`` cannot resume
+            from a checkpoint yet, so it is chosen, not defaulted). ``"linear"``: that estimate, or an
             error if the model has none. ``"multistart"``: the starts as given, all data.
             ``"windows"`` or ``GrowingWindows(first, factor)``: fit a growing first part of the
             data, each stage from the last one's optimum (any model and loss).
@@ -153,7 +155,8 @@ def calibrate(
     )
     members = _members(protocol, fit, starts)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
-    theta, used = _global_start(strategy, problem, fit, members, theta, starts)
+    theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
+    used = describe(strategy)
     requested = starts
     if used == "linear" and starts > 1:
         # every start of a recording now begins at the same estimate: run each once, report it per start
@@ -172,8 +175,8 @@ def calibrate(
             state["carry"] = _init(adapter, problem, state["theta"], stage)
             _run(adapter, problem, stage, state, history, state["step"] + steps, None, 0, meta, progress, callback)
         state["carry"] = _init(adapter, problem, state["theta"], members)
-        steps = state["step"] + steps
-    _run(adapter, problem, members, state, history, steps, checkpoint, checkpoint_every, meta, progress, callback)
+    last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
+    _run(adapter, problem, members, state, history, last, checkpoint, checkpoint_every, meta, progress, callback)
     refined = 0
     if refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
         problem, refined = _refine(adapter, problem, members, state, steps, fit, starts)
@@ -221,9 +224,12 @@ def _every_start(result: Calibration, starts: int) -> Calibration:
 
 
 def _global_start(strategy, problem, fit, members, theta, starts):
-    """Initial parameters after the strategy's global step, and the name of the strategy used."""
+    """Initial parameters after the strategy's global step, and the strategy that runs.
+
+    ``"auto"``: the linear estimate where the model has one, else ``"multistart"``.
+    """
     if strategy not in ("auto", "linear"):
-        return theta, describe(strategy)
+        return theta, strategy
     estimated = linear_start(problem, fit, members, theta, starts)
     if estimated is not None:
         return estimated, "linear"

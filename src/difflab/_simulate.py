@@ -134,7 +134,7 @@ def _default_dt0(model, protocol, controller):
     # the 1e-9 keeps a step that already divides the scale (rounding of scale / dt0) unchanged
     if not is_concrete(dt0):
         return scale / jnp.ceil(scale / dt0 * (1 - 1e-9))
-    return scale / np.ceil(scale / float(dt0) * (1 - 1e-9))
+    return float(scale / np.ceil(scale / float(dt0) * (1 - 1e-9)))  # a Python float: weakly typed, keeps float32
 
 
 def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):

@@ -1,0 +1,118 @@
+"""Global strategies, resolution refinement and misfit diagnostics of `calibrate`.
+
+Data: NEURON 9's squid axon driven by a held Ornstein–Uhlenbeck current (datasets/hh/hh_ou_hold.nc),
+the first 120 ms (7 spikes), plus 1 mV Gaussian noise; and exact exponential decays.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import difflab
+from difflab.neuron import HodgkinHuxley
+
+from ._models import Decay, decay_data
+
+TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
+BOUNDS = {"gNa": difflab.Bounded(50.0, 200.0), "gK": difflab.Bounded(10.0, 80.0), "gL": difflab.Bounded(0.05, 1.0)}
+
+
+def ou_recording(t_end=120.0, noise=1.0, seed=1):
+    ref = difflab.datasets.load("hh/hh_ou_hold").sel(time=slice(0.0, t_end))
+    ts = ref.time.values
+    V = ref.V.values + noise * np.random.default_rng(seed).normal(0.0, 1.0, ts.size)
+    return difflab.Sampled(ts, ref.I_stim.values), {"time": ts, "V": V}
+
+
+def test_linear_estimate_of_conductances_is_within_2_percent_whatever_the_model_values():
+    protocol, data = ou_recording()
+    paths = ("channels.na.gbar", "channels.k.gbar", "channels.leak.g")
+    mask = {"V": np.ones(data["time"].size, bool)}
+    for cell in (HodgkinHuxley.squid_axon(), HodgkinHuxley.squid_axon().replace(gNa=60.0, gK=70.0, gL=0.9)):
+        estimate = cell.linear_estimate(paths, protocol, data["time"], {"V": data["V"]}, mask)
+        got = dict(zip(TRUE, (estimate[p] for p in paths), strict=True))
+        print(got)
+        for name, value in TRUE.items():
+            assert abs(got[name] / value - 1) < 0.05 if name == "gL" else abs(got[name] / value - 1) < 0.02, got
+    # not every fitted parameter is a conductance: no estimate
+    assert HodgkinHuxley.squid_axon().linear_estimate(("channels.na.E",), protocol, data["time"], {"V": data["V"]},
+                                                      mask) is None  # fmt: skip
+
+
+@pytest.mark.slow
+def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds():
+    protocol, data = ou_recording()
+    fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params=BOUNDS, starts=4,
+                            key=jax.random.key(3), steps=15, progress=False)  # fmt: skip
+    assert fit.strategy == "linear"
+    assert fit.losses.shape == (4,)
+    for name, value in TRUE.items():
+        ends = fit.history[name].isel(step=-1).values
+        assert np.all(np.abs(ends / value - 1) < 0.01), (name, ends)
+        # the 95 % interval holds the truth (refined so that the step does not bias the estimate)
+        assert abs(fit.best[name] - value) < 2.5 * fit.stderr[name], (name, fit.best[name], fit.stderr[name])
+    diag = fit.diagnostics
+    assert 0.9 < float(diag.noise_sigma) < 1.1  # 1 mV of added noise, from the data's second differences
+    assert 0.8 < float(diag.misfit_ratio) < 1.2
+    assert float(diag.shift_over_stderr.max()) < 0.5
+
+
+def test_strategy_linear_without_an_estimate_and_unknown_strategies_are_refused():
+    with pytest.raises(ValueError, match="strategy='linear' needs an estimate of every fitted parameter"):
+        difflab.calibrate(Decay(), None, decay_data(noise=0.01), params={"k": difflab.Positive()},
+                          strategy="linear", steps=2)  # fmt: skip
+    with pytest.raises(ValueError, match=r"strategy must be one of \('auto', 'multistart', 'linear'\)"):
+        difflab.calibrate(Decay(), None, decay_data(), params={"k": difflab.Positive()}, strategy="global")
+    with pytest.raises(ValueError, match=r"GrowingWindows first must be in \(0, 1\]"):
+        difflab.GrowingWindows(first=0.0)
+    with pytest.raises(ValueError, match="GrowingWindows factor must be > 1"):
+        difflab.GrowingWindows(factor=1.0)
+
+
+def test_growing_windows_cover_the_data_and_end_at_the_optimum():
+    ends = difflab.GrowingWindows(first=0.25, factor=2.0).ends(np.linspace(2.0, 10.0, 9))
+    assert ends == [4.0, 6.0, 10.0]
+    data = decay_data(noise=0.02, seed=2)
+    params = {"k": difflab.Positive(), "y0": difflab.Bounded(0.1, 10.0)}
+    windows = difflab.calibrate(Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, strategy="windows")
+    plain = difflab.calibrate(Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, strategy="multistart")
+    assert windows.strategy.startswith("GrowingWindows")
+    for name in params:
+        assert windows.best[name] == pytest.approx(plain.best[name], rel=1e-6)
+
+
+def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpoints(tmp_path):
+    data = decay_data(noise=0.02, seed=2)
+    fit = difflab.calibrate(Decay(k=2.0, y0=2.0), None, data, params={"k": difflab.Positive()}, steps=20)
+    assert fit.strategy == "multistart"
+    with pytest.raises(ValueError, match="checkpoint/resume is not available with GrowingWindows"):
+        difflab.calibrate(Decay(), None, data, params={"k": difflab.Positive()}, strategy="windows",
+                          checkpoint=tmp_path / "fit.nc")  # fmt: skip
+
+
+def test_a_wrong_fixed_parameter_is_reported_as_misfit():
+    # the decay's start is fixed at a wrong value: no rate fits the data to the noise level
+    data = decay_data(k=0.5, y0=2.0, n=201, noise=0.01, seed=4)
+    with pytest.warns(difflab.CalibrationWarning, match="residual variance is .* the noise variance"):
+        fit = difflab.calibrate(Decay(k=0.7, y0=2.4), None, data, params={"k": difflab.Positive()}, steps=30)
+    assert float(fit.diagnostics.misfit_ratio) > 10.0
+    assert float(fit.diagnostics.noise_sigma) == pytest.approx(0.01, rel=0.15)
+
+
+def test_standard_errors_are_unknown_not_zero_when_underdetermined():
+    data = {"time": np.array([0.0, 1.0]), "y": np.array([2.0, 1.2])}
+    fit = difflab.calibrate(Decay(k=0.4, y0=1.5), None, data, steps=10, strategy="multistart",
+                            params={"k": difflab.Positive(), "y0": difflab.Positive(), })  # fmt: skip
+    assert np.isnan(fit.stderr["k"]) and np.isnan(fit.stderr["y0"])
+
+
+def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_step():
+    # dy/dt = -k y with explicit Euler at a coarse step: the fitted rate absorbs the step's error
+    data = decay_data(n=401, noise=1e-3, seed=6)
+    params = {"k": difflab.Positive(), "y0": difflab.Positive()}
+    coarse = {"solver": __import__("diffrax").Euler(), "stepsize_controller": __import__("diffrax").ConstantStepSize(),
+              "dt0": 0.02}  # fmt: skip
+    with pytest.warns(difflab.CalibrationWarning, match="standard errors when the model is solved more finely"):
+        fixed = difflab.calibrate(Decay(), None, data, params=params, steps=20, simulate_options=coarse)
+    assert float(fixed.diagnostics.shift_over_stderr.max()) > 1.0
+    assert abs(fixed.best["k"] - 0.5) > 3 * fixed.stderr["k"]  # biased beyond its error, as reported
