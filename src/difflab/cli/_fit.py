@@ -2,7 +2,9 @@
 
 Config tables: ``[model]`` (``preset``, optional ``[model.parameters]`` initial values),
 ``protocol`` (e.g. ``"step:10,10,110"``), ``[data]`` (``dataset`` or ``file``, ``variable``,
-optional ``select``, ``time = [t0, t1]``, ``stride``, ``noise`` + ``seed``), ``[fit]``
+optional ``select``, ``time = [t0, t1]``, ``stride``, ``noise`` + ``seed``; or ``nwb`` = an NWB file of
+current-clamp sweeps with ``area_um2`` or ``capacitance_pF``, optional ``specific_capacitance`` and
+``sweeps``: its recorded stimuli are the protocols, so no ``protocol`` is given), ``[fit]``
 (``steps``, ``optimizer``, ``loss``, ``starts``, ``seed``, ``checkpoint``, ``checkpoint_every``,
 ``dt``) with ``[fit.params]`` (``"log"``, ``"positive"``, ``"identity"`` or ``[lo, hi]``) and
 optional ``[fit.starts]`` (explicit start values), and ``[output] path``. Relative paths are
@@ -41,14 +43,18 @@ def fit(
         raise fail(f"result file {str(out)!r} exists; pass --overwrite to replace it")
     try:
         model, protocol = load_model_and_protocol(spec)
-        data = _load_data(spec.get("data", {}), base)
+        data, recorded = _load_data(spec.get("data", {}), base)
+        if recorded is not None:
+            if "protocol" in spec:
+                raise ValueError("[data] nwb brings the recorded stimulus of every sweep: remove 'protocol'")
+            protocol = recorded
         params = {name: _transform(name, t) for name, t in _required(fit_spec, "params", "fit").items()}
         checkpoint = _path(base, fit_spec.get("checkpoint"))
         kwargs = _fit_options(fit_spec)
         result = calibrate(
             model, protocol, data, params=params, checkpoint=checkpoint, resume=checkpoint if resume else None, **kwargs
         )
-    except (ValueError, KeyError, TypeError, FileExistsError) as err:
+    except (ValueError, KeyError, TypeError, FileExistsError, ImportError) as err:
         raise fail(str(err).strip("'\"")) from None
     _write(result, out, overwrite)
     typer.echo(f"wrote {out}")
@@ -83,8 +89,15 @@ def load_model_and_protocol(spec: dict[str, Any]):
 
 
 def _load_data(spec: dict[str, Any], base: Path):
+    """The measured data as a DataArray, and the recorded protocols (``None`` unless read from NWB)."""
     import difflab.datasets
 
+    recorded = None
+    if sum(k in spec for k in ("dataset", "file", "nwb")) != 1:
+        raise ValueError(
+            "[data] needs exactly one of 'dataset' (a shipped dataset name), 'file' (a netCDF file) "
+            "or 'nwb' (an NWB file of current-clamp sweeps)"
+        )
     if "dataset" in spec:
         ds = difflab.datasets.load(spec["dataset"])
     elif "file" in spec:
@@ -92,7 +105,12 @@ def _load_data(spec: dict[str, Any], base: Path):
 
         ds = read_netcdf(_path(base, spec["file"]))
     else:
-        raise ValueError("[data] needs 'dataset' (a shipped dataset name) or 'file' (a netCDF file)")
+        from .._nwb import read_nwb
+
+        options = {k: spec[k] for k in ("area_um2", "capacitance_pF", "specific_capacitance", "sweeps") if k in spec}
+        rec = read_nwb(_path(base, spec["nwb"]), **options)
+        ds, recorded = rec.data, rec.protocols
+        spec = {"variable": "V", **spec}
     da = ds[_required(spec, "variable", "data")]
     if "select" in spec:
         da = da.sel(spec["select"], drop=True)
@@ -102,7 +120,7 @@ def _load_data(spec: dict[str, Any], base: Path):
     if spec.get("noise"):
         rng = np.random.default_rng(int(spec.get("seed", 0)))
         da = da + rng.normal(0.0, float(spec["noise"]), da.shape)
-    return da
+    return da, recorded
 
 
 def _transform(name: str, spec):
