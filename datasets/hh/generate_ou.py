@@ -90,7 +90,11 @@ def main():
     ds = xr.Dataset(
         {
             "V": ("time", V, {"units": "mV", "long_name": "membrane potential"}),
-            "I_stim": ("time", i, {"units": "uA/cm^2", "long_name": "injected current density, held over [t_k, t_k+1)"}),
+            "I_stim": (
+                "time",
+                i,
+                {"units": "uA/cm^2", "long_name": "injected current density, held over [t_k, t_k+1)"},
+            ),
             "spike_times": ("spike", spikes, {"units": "ms", "long_name": "upward 0 mV crossings"}),
         },
         coords={"time": ("time", t, {"units": "ms"})},

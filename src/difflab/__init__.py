@@ -15,10 +15,10 @@ from . import io as io  # noqa: E402
 from ._calibrate import calibrate as calibrate  # noqa: E402
 from ._calibration import Calibration as Calibration  # noqa: E402
 from ._designs import Grid as Grid  # noqa: E402
-from ._diagnostics import CalibrationWarning as CalibrationWarning  # noqa: E402
 from ._designs import LatinHypercube as LatinHypercube  # noqa: E402
 from ._designs import RandomDesign as RandomDesign  # noqa: E402
 from ._designs import Sobol as Sobol  # noqa: E402
+from ._diagnostics import CalibrationWarning as CalibrationWarning  # noqa: E402
 from ._ensemble import default_strategy as default_strategy  # noqa: E402
 from ._ensemble import make_batch as make_batch  # noqa: E402
 from ._ensemble import member as member  # noqa: E402

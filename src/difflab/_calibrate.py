@@ -22,6 +22,7 @@ from jaxtyping import ArrayLike, PRNGKeyArray
 from . import _checkpoint
 from ._calibration import Calibration, _evaluate, assemble
 from ._diagnostics import best_members, finer, halvings_needed, member_statistics, user_fixed_resolution
+from ._errors import is_concrete
 from ._fitdata import FitData, as_fit_data
 from ._losses import as_loss
 from ._model import AbstractModel
@@ -29,6 +30,7 @@ from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, wi
 from ._optimizers import as_adapter
 from ._parameters import AbstractTransform, as_transform
 from ._paths import get_path
+from ._protocol import AbstractInterpolated, Sum
 from ._strategies import GrowingWindows, check_strategy, describe, linear_start, window_members
 
 #: How often each jitted function has been traced (a retrace means a recompilation).
@@ -71,6 +73,9 @@ def calibrate(
             ``{"time": ts, name: values}``. Variables are model state names (or names that
             ``observe`` returns). A dimension before ``time`` labels recordings, fitted
             independently in one call. **NaN samples are masked** (left out of the loss).
+            ``units`` attributes are honoured: volts become mV, seconds ms (another SI prefix of
+            the model's unit is converted; anything else is refused); without one the data are
+            taken to be in the model's units.
         params: parameter name (alias or dotted path) -> transform, or ``(lo, hi)`` for
             ``Bounded(lo, hi)``.
         loss: ``"mse"`` (trace mean squared error, least squares), ``"spike_times"``,
@@ -123,7 +128,8 @@ def calibrate(
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
     transforms, paths = _check_params(model, params)
     available = list(variables or []) if observe is not None else [s.name for s in model.states]
-    fit = as_fit_data(data, available, variables)
+    model_units = {} if observe is not None else {s.name: s.units for s in model.states}
+    fit = as_fit_data(data, available, variables, model_units, model.time_units)
     sim_ts, interpolate = _time_grid(ts, fit.ts)
     explicit = None
     if isinstance(starts, Mapping):
@@ -292,11 +298,40 @@ def _members(protocol, fit: FitData, starts: int):
     if isinstance(protocol, list | tuple):
         if len(protocol) != n_rec:
             raise ValueError(f"got {len(protocol)} protocols for {n_rec} recordings; give one per recording or one")
-        protocol = jax.tree.map(lambda *xs: jnp.stack(xs), *protocol)
+        for i, p in enumerate(protocol):
+            _check_covers(p, fit.ts, f"protocol[{i}]")
+        try:
+            protocol = jax.tree.map(lambda *xs: jnp.stack(xs), *protocol)
+        except (ValueError, TypeError) as err:
+            raise ValueError(
+                "the protocols of the recordings must be of one kind and shape (e.g. Sampled inputs of one "
+                f"length, spacing and mode) to be fitted together; {err}"
+            ) from None
     else:
+        _check_covers(protocol, fit.ts, "protocol")
         protocol = jax.tree.map(lambda x: jnp.broadcast_to(x, (n_rec, *jnp.shape(x))), protocol)
     rep = lambda x: jnp.repeat(jnp.asarray(x), starts, axis=0)  # noqa: E731
     return jax.tree.map(rep, (protocol, fit.values, fit.mask))
+
+
+def _check_covers(protocol, ts: np.ndarray, name: str) -> None:
+    """Refuse a recorded input (``Sampled``/``PiecewiseLinear``, also inside a ``Sum``) that ends before the data.
+
+    Outside its samples such an input is held at its last value, which for a recorded stimulus shorter
+    than the recording would silently invent the missing current.
+    """
+    parts = protocol.protocols if isinstance(protocol, Sum) else (protocol,)
+    for part in parts:
+        if not isinstance(part, AbstractInterpolated) or not is_concrete(part.times):
+            continue
+        times = np.asarray(part.times, dtype=float)
+        slack = part.spacing if np.isfinite(part.spacing) else 0.0
+        if times[0] > ts[0] + slack or times[-1] < ts[-1] - slack:
+            raise ValueError(
+                f"{name} has samples on [{times[0]:g}, {times[-1]:g}] but the data span [{ts[0]:g}, {ts[-1]:g}]: "
+                "the stimulus and the recording must cover the same time (cut the data with .sel(time=...) "
+                "or supply the whole stimulus)"
+            )
 
 
 def _explicit_starts(starts, transforms) -> tuple[dict[str, np.ndarray], int]:

@@ -21,7 +21,6 @@ import warnings
 import diffrax
 import equinox as eqx
 import jax
-import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
@@ -62,7 +61,9 @@ def finer(problem, protocol, halvings: int = 1):
         options["stepsize_controller"] = controller
     elif isinstance(controller, diffrax.PIDController):
         c = controller
-        options["stepsize_controller"] = eqx.tree_at(lambda k: (k.rtol, k.atol), c, (c.rtol / 16**halvings, c.atol / 16**halvings))
+        options["stepsize_controller"] = eqx.tree_at(
+            lambda k: (k.rtol, k.atol), c, (c.rtol / 16**halvings, c.atol / 16**halvings)
+        )
     else:
         return None
     return eqx.tree_at(lambda p: p.sim_options, problem, options)

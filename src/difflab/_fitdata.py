@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import xarray as xr
 
 from ._errors import check_finite, check_increasing
+from ._units import conversion_factor
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +53,18 @@ class FitData:
         return digest.hexdigest()
 
 
-def as_fit_data(data, available: Sequence[str], variables: Sequence[str] | None = None) -> FitData:
+def as_fit_data(
+    data,
+    available: Sequence[str],
+    variables: Sequence[str] | None = None,
+    model_units: Mapping[str, str] | None = None,
+    time_units: str = "",
+) -> FitData:
     """Normalise ``data`` and check it against the ``available`` model outputs.
+
+    ``model_units`` (the model's units by output name) and ``time_units``: variables and the ``time``
+    coordinate whose ``units`` attribute names another SI prefix of the same unit are converted
+    (volts to mV, seconds to ms); other units are refused (see ``difflab._units``).
 
     Raises:
         ValueError / TypeError: no time axis, non-increasing or non-finite times, a variable
@@ -64,6 +75,7 @@ def as_fit_data(data, available: Sequence[str], variables: Sequence[str] | None 
     if "time" not in ds.dims:
         raise ValueError(f"data must have a 'time' dimension; its dimensions are {tuple(ds.dims)}")
     ts = np.asarray(ds["time"].values, dtype=float)
+    ts = ts * conversion_factor(str(ds["time"].attrs.get("units", "")), time_units, "data time")
     check_finite(ts, "data time")
     check_increasing(ts, "data time")
     names = list(variables) if variables is not None else [n for n in ds.data_vars if n in available]
@@ -83,15 +95,17 @@ def as_fit_data(data, available: Sequence[str], variables: Sequence[str] | None 
     else:
         labels = np.asarray(ds[rec_dim].values) if rec_dim in ds.coords else np.arange(ds.sizes[rec_dim])
     values, mask, units = {}, {}, {}
+    model_units = model_units or {}
     for name in names:
-        arr = _leading(ds[name], rec_dim)
+        factor = conversion_factor(str(ds[name].attrs.get("units", "")), model_units.get(name, ""), f"data {name!r}")
+        arr = _leading(ds[name], rec_dim) * factor
         arr = np.broadcast_to(arr, (len(labels), *arr.shape[1:]))
         finite = np.isfinite(arr)
         if not finite.any():
             raise ValueError(f"data variable {name!r} has no finite sample (all NaN/inf)")
         values[name] = np.where(finite, arr, 0.0)
         mask[name] = finite
-        units[name] = str(ds[name].attrs.get("units", ""))
+        units[name] = model_units.get(name) or str(ds[name].attrs.get("units", ""))
     return FitData(ts, values, mask, rec_dim, labels, units)
 
 

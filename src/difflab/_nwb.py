@@ -33,6 +33,7 @@ import xarray as xr
 from ._io import DataFileError
 from ._protocol import Sampled
 
+
 @dataclasses.dataclass(frozen=True)
 class Recording:
     """Current-clamp sweeps ready for [`difflab.calibrate`][]: ``calibrate(model, rec.protocols, rec.data, ...)``.

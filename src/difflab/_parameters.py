@@ -17,7 +17,6 @@ from jaxtyping import Array, ArrayLike, PRNGKeyArray
 
 from ._errors import check_finite
 
-
 #: Smallest value ``clip`` gives a positive parameter (an estimate at or below 0 becomes this).
 POSITIVE_FLOOR = 1e-6
 

@@ -116,3 +116,31 @@ def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_st
         fixed = difflab.calibrate(Decay(), None, data, params=params, steps=20, simulate_options=coarse)
     assert float(fixed.diagnostics.shift_over_stderr.max()) > 1.0
     assert abs(fixed.best["k"] - 0.5) > 3 * fixed.stderr["k"]  # biased beyond its error, as reported
+
+
+def test_recordings_in_other_units_are_converted_or_refused():
+    import xarray as xr
+
+    data = decay_data(noise=0.01, seed=3)
+    # the same recording in volts and seconds: converted to the model's mV and ms
+    in_si = xr.Dataset({"y": ("time", data["y"] * 1e-3, {"units": "V"})},
+                       coords={"time": ("time", data["time"] * 1e-3, {"units": "s"})})  # fmt: skip
+    params = {"k": difflab.Positive(), "y0": difflab.Positive()}
+    a = difflab.calibrate(Decay(k=1.0, y0=1.0), None, data, params=params, steps=30)
+    b = difflab.calibrate(Decay(k=1.0, y0=1.0), None, in_si, params=params, steps=30)
+    assert b.best["k"] == pytest.approx(a.best["k"], rel=1e-9)
+    assert b.best["y0"] == pytest.approx(a.best["y0"], rel=1e-9)
+    in_si["y"].attrs["units"] = "degC"
+    with pytest.raises(ValueError, match="data 'y' is in 'degC' but the model expects 'mV'"):
+        difflab.calibrate(Decay(), None, in_si, params=params)
+
+
+def test_a_stimulus_shorter_than_the_recording_is_refused():
+    protocol, _data = ou_recording(t_end=50.0)
+    longer = {"time": np.arange(0.0, 60.0, 0.025), "V": np.zeros(2400)}
+    with pytest.raises(ValueError, match=r"protocol has samples on \[0, 50\] but the data span \[0, 59.975\]"):
+        difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, longer, params={"gNa": difflab.Positive()})
+    with pytest.raises(ValueError, match=r"protocol\[1\] has samples"):
+        two = {"time": longer["time"], "V": np.zeros((2, 2400))}
+        difflab.calibrate(HodgkinHuxley.squid_axon(), [difflab.Sampled(longer["time"], longer["V"]), protocol], two,
+                          params={"gNa": difflab.Positive()})  # fmt: skip

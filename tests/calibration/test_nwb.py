@@ -77,7 +77,7 @@ def test_a_recording_from_nwb_is_fitted(tmp_path):
 def test_bad_recordings_are_refused_by_name(tmp_path):
     v, i = sweep()
     good = write_nwb(tmp_path / "good.nwb", {0: (v, i)})
-    with pytest.raises(ValueError, match="give area_um2 .* or capacitance_pF"):
+    with pytest.raises(ValueError, match=r"give area_um2 .* or capacitance_pF"):
         read_nwb(good)
     with pytest.raises(ValueError, match="area_um2 must be a finite number > 0; got -5"):
         read_nwb(good, area_um2=-5)
@@ -91,7 +91,7 @@ def test_bad_recordings_are_refused_by_name(tmp_path):
     with pytest.raises(DataFileError, match=r"sweeps: sweep 4 has no CurrentClampSeries .* it has sweeps \[0\]"):
         read_nwb(good, area_um2=AREA_UM2, sweeps=[4])
     slow = write_nwb(tmp_path / "slow.nwb", {0: (v, i)}, rate_stim=20000.0)
-    with pytest.raises(DataFileError, match="sweep 0: response .* and stimulus .* differ in length or sampling"):
+    with pytest.raises(DataFileError, match=r"sweep 0: response .* and stimulus .* differ in length or sampling"):
         read_nwb(slow, area_um2=AREA_UM2)
     holes = i.copy()
     holes[5] = np.nan
