@@ -12,6 +12,7 @@ import numpy as np
 import xarray as xr
 
 from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
+from ._losses import MSE
 from ._model import AbstractModel
 
 
@@ -108,7 +109,7 @@ def assemble(problem, adapter, members, theta, history, fit, starts, steps, chec
     squeeze = (lambda a: a[0]) if not lead else (lambda a: a)
     diag = None
     if problem.loss.least_squares:
-        diag = diagnostics(stats, fit, _labels(problem, values))
+        diag = diagnostics(stats, fit, _labels(problem, values), isinstance(problem.loss, MSE))
         diag = diag.rename(recording=lead[0]) if lead else diag.isel(recording=0, drop=True)
         warn(diag, user_fixed_resolution(problem.sim_options))
     estimates = _estimates(problem, values, cov, lead, squeeze, coords)

@@ -111,11 +111,12 @@ def halvings_needed(found) -> int:
     return int(min(MAX_HALVINGS, max(1, np.ceil(0.5 * np.log2(ratio / REFINE_FRACTION)))))
 
 
-def diagnostics(stats, fit, labels) -> xr.Dataset:
+def diagnostics(stats, fit, labels, trace_loss: bool = True) -> xr.Dataset:
     """Noise level, residual level, misfit ratio and resolution shift of every recording's best start.
 
-    The misfit ratio is NaN for noise-free data (a noise level below 1e-6 of the data's spread), where
-    a ratio of two rounding errors says nothing.
+    The misfit ratio compares trace residuals with the trace's noise, so it is NaN unless the loss is
+    the trace MSE (``trace_loss``); it is also NaN for noise-free data (a noise level below 1e-6 of
+    the data's spread), where a ratio of two rounding errors says nothing.
     """
     noise, spread = [], []
     for r in range(fit.n_recordings):
@@ -125,6 +126,7 @@ def diagnostics(stats, fit, labels) -> xr.Dataset:
     residual = np.sqrt(np.asarray([float(s["mean_square"]) for s in stats]))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(noise > 1e-6 * np.asarray(spread), residual**2 / noise**2, np.nan)
+    ratio = ratio if trace_loss else np.full_like(ratio, np.nan)
     shift = np.stack([s["shift"] for s in stats])
     stderr = np.stack([s["stderr"] for s in stats])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -157,7 +159,8 @@ def warn(ds: xr.Dataset, fixed: bool) -> None:
             CalibrationWarning,
             stacklevel=3,
         )
-    worst = float(np.nanmax(ds["shift_over_stderr"].values, initial=0.0))
+    relative = ds["shift_over_stderr"].values
+    worst = float(np.max(np.where(np.isfinite(relative), relative, 0.0), initial=0.0))
     if worst > 4 * REFINE_FRACTION:
         how = "pass a smaller dt0 or tighter tolerances in simulate_options" if fixed else "refinement stopped"
         warnings.warn(

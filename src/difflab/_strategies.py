@@ -82,12 +82,15 @@ def describe(strategy) -> str:
 def linear_start(problem, fit, members, theta, starts: int):
     """``theta`` with every start of each recording moved to the model's linear estimate, or ``None``.
 
-    ``None`` when the model offers no estimate for every fitted parameter of every recording.
+    ``None`` when the model offers no estimate for every fitted parameter of every recording, or the
+    loss is not the trace MSE (a spike-time fit is chosen when the trace itself is not trusted).
     """
+    from ._losses import MSE
+
     protocols = members[0]
     paths = tuple(path for _, path in problem.paths)
-    if problem.observe is not None:
-        return None
+    if problem.observe is not None or not isinstance(problem.loss, MSE):
+        return None  # the estimate reads the measured trace: only for fits that trust it
     new = {name: np.array(v) for name, v in theta.items()}
     for r in range(fit.n_recordings):
         protocol = jax.tree.map(lambda x, r=r: x[r * starts], protocols)

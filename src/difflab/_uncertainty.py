@@ -25,13 +25,17 @@ from jax.flatten_util import ravel_pytree
 def fit_statistics(problem, finer, values, member):
     r"""Covariance, residual level and resolution shift of the physical parameters ``values`` of one recording.
 
-    Returns ``(cov, sigma2, shift, mean_square)``: the Gauss–Newton covariance above, the noise
-    variance estimate $\hat\sigma^2$ (NaN when $n \le p$: with no degree of freedom left the errors
-    are unknown, not 0), the move of the optimum when the model is solved as in ``finer``, and the
-    mean squared residual. With $\delta = \hat y_\text{fine}(\theta) - \hat y(\theta)$ one
-    Gauss–Newton step gives that move, $\Delta\theta = -(J^\top J)^{-1} J^\top \delta$ (zeros when
-    ``finer`` is ``None``). A move comparable to the standard errors means that the discretisation
-    (step or tolerances), not the noise, limits the estimate.
+    The residuals are the loss's own (``problem.loss.residuals``: for the trace MSE, each variable's
+    misfit scaled by $\sqrt{w_v / n_v}$; for spike times, the shifts of the observed spikes), so the
+    covariance is that of the weighted least-squares problem the fit solved; $n$ is the number of
+    observations behind them (``problem.loss.count``). Returns ``(cov, sigma2, shift, mean_square)``:
+    the Gauss–Newton covariance above, the residual variance $\hat\sigma^2$ (NaN when $n \le p$:
+    with no degree of freedom left the errors are unknown, not 0), the move of the optimum when the
+    model is solved as in ``finer``, and the mean squared *trace* residual of the measured samples.
+    With $\delta = r_\text{fine}(\theta) - r(\theta)$ one Gauss–Newton step gives that move,
+    $\Delta\theta = -(J^\top J)^{-1} J^\top \delta$ (NaN when ``finer`` is ``None``). A move
+    comparable to the standard errors means that the discretisation (step or tolerances), not the
+    noise, limits the estimate.
     """
     protocol, data, mask = member
     # Flatten in the order of problem.paths (a dict pytree would sort the names).
@@ -39,18 +43,25 @@ def fit_statistics(problem, finer, values, member):
     flat, unravel_list = ravel_pytree(ordered)
     unravel = lambda x: dict(zip([n for n, _ in problem.paths], unravel_list(x)))  # noqa: E731
 
+    def predict(prob, x):
+        return prob.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())[0]
+
     def residuals(prob, x):
-        pred, _ = prob.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())
-        parts = [jnp.ravel(jnp.where(mask[k], pred[k] - data[k], 0.0)) for k in sorted(data)]
-        return jnp.concatenate(parts)
+        return prob.loss.residuals(predict(prob, x), data, mask)
 
     r = residuals(problem, flat)
     jac = jax.jacfwd(lambda x: residuals(problem, x))(flat)
     normal = jnp.linalg.pinv(jac.T @ jac)
-    n = sum(jnp.sum(m) for m in mask.values())
-    sigma2 = jnp.where(n > flat.shape[0], jnp.sum(r**2) / jnp.maximum(n - flat.shape[0], 1), jnp.nan)
-    shift = jnp.zeros_like(flat) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
-    return sigma2 * normal, sigma2, shift, jnp.sum(r**2) / jnp.maximum(n, 1)
+    n = problem.loss.count(data, mask)
+    dof = n - flat.shape[0]
+    # the residuals carry the loss's 1/n scaling: undo it so that sigma2 (J^T J)^-1 is scale-free
+    sigma2 = jnp.where(dof > 0, jnp.sum(r**2) * n / jnp.maximum(dof, 1), jnp.nan)
+    shift = jnp.full_like(flat, jnp.nan) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
+    pred = predict(problem, flat)
+    raw = [jnp.where(mask[k], pred[k] - data[k], 0.0) for k in sorted(data) if k in pred]
+    measured = sum(jnp.sum(mask[k]) for k in sorted(data) if k in pred)
+    mean_square = sum(jnp.sum(x**2) for x in raw) / jnp.maximum(measured, 1)
+    return sigma2 / n * normal, sigma2, shift, mean_square
 
 
 def noise_sigma(values, mask) -> float:

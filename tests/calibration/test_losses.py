@@ -52,3 +52,15 @@ def test_as_loss_names_and_errors():
     assert isinstance(as_loss("spike_times", np.arange(3.0)), SpikeTimes)
     with pytest.raises(ValueError, match="loss must be"):
         as_loss("huber", np.arange(3.0))
+
+
+def test_spike_time_loss_is_least_squares_and_ignores_double_crossings_of_one_spike():
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=4, ts=TS, refractory=1.0)
+    mask = {"y": jnp.ones(TS.shape, bool)}
+    noisy = wave(0.3)
+    i = int(np.argmin(np.abs(np.asarray(TS) - 0.6)))  # 0.3 ms after the first crossing, still inside the spike
+    noisy = noisy.at[i].set(-0.01)  # noise takes the upstroke back below threshold for one sample
+    assert int(loss.count({"y": noisy}, mask)) == 4  # four spikes, not five
+    r = loss.residuals({"y": wave(0.35)}, {"y": noisy}, mask)
+    assert float(jnp.sum(r**2)) == pytest.approx(float(loss({"y": wave(0.35)}, {"y": noisy}, mask)))
+    assert float(jnp.sum(r**2)) == pytest.approx(0.05**2, rel=1e-2)
