@@ -8,6 +8,7 @@ gL with Bounded(50, 200), Bounded(10, 80), Bounded(0.05, 1); 16 starts uniform i
     python benchmarks/calibration_global.py strategies    # 16 starts: auto (linear estimate), windows, multistart
     python benchmarks/calibration_global.py coverage      # 20 noise seeds: do the 95 % intervals hold the truth?
     python benchmarks/calibration_global.py rabi          # Rabi fit from Omega 5 % and 30 % off
+    python benchmarks/calibration_global.py export        # the fit's data and starts for calibration_jaxley_ou.py
 """
 
 import sys
@@ -63,9 +64,22 @@ def _fit(strategy, starts, seed=1, steps=20):
     return fit, time.perf_counter() - t0, [str(w.message) for w in caught]
 
 
+def uniform_starts(n=16, seed=2026):
+    rng = np.random.default_rng(seed)
+    return {k: rng.uniform(float(b.lo), float(b.hi), n) for k, b in BOUNDS.items()}
+
+
+def export(path="/tmp/hh_ou_fit.npz"):
+    """The noisy 300 ms recording, its held current and the 16 starts, for the Jaxley workflow."""
+    protocol, data = recording()
+    starts = uniform_starts()
+    np.savez(path, time=data["time"], V=data["V"], I_stim=np.asarray(protocol.values),
+             **{f"start_{k}": v for k, v in starts.items()})  # fmt: skip
+    print(f"wrote {path}")
+
+
 def strategies():
-    rng = np.random.default_rng(2026)
-    starts = {k: rng.uniform(float(b.lo), float(b.hi), 16) for k, b in BOUNDS.items()}
+    starts = uniform_starts()
     print("| strategy | starts within 1 % of the truth (all three) | best gNa, gK, gL | best loss (mV²) | wall (s) |")
     print("|---|---|---|---|---|")
     for strategy in ("auto", difflab.GrowingWindows(), "multistart"):
@@ -117,7 +131,7 @@ def rabi():
 
 
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["accuracy", "strategies", "coverage", "rabi"]
+    parts = sys.argv[1:] or ["accuracy", "strategies", "coverage", "rabi", "export"]
     for part in parts:
         print(f"\n## {part}\n")
         globals()[part]()

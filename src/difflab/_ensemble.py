@@ -67,7 +67,14 @@ def _per_member(x) -> bool:
 
 
 def member(batch: AbstractModel, i: int) -> AbstractModel:
-    """Member ``i`` of a batched model (0-d leaves are shared by all members and kept)."""
+    """Member ``i`` of a batched model (0-d leaves are shared by all members and kept).
+
+    ``i`` counts from 0 (negative values from the end, as in Python); an index outside the batch is
+    refused rather than clamped (JAX clamps out-of-range indices to the last member).
+    """
+    n = n_members(batch)
+    if isinstance(i, bool) or not isinstance(i, int | np.integer) or not -n <= int(i) < n:
+        raise IndexError(f"member index i must be an integer in [{-n}, {n}) for a batch of {n}; got {i!r}")
     return jax.tree.map(lambda x: x[i] if _per_member(x) else x, batch)
 
 

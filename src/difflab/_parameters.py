@@ -41,7 +41,8 @@ class AbstractTransform(eqx.Module):
         """``x`` moved just inside the domain (an estimate that fell outside it becomes a valid start)."""
 
     def check(self, x: ArrayLike, name: str) -> None:
-        """Raise ``ValueError`` if concrete ``x`` lies outside the domain."""
+        """Raise ``ValueError`` if concrete ``x`` lies outside the domain (the whole real line here: NaN/inf)."""
+        _check_inside(x, name, -np.inf, np.inf, open_interval=False)
 
 
 class Identity(AbstractTransform):
@@ -151,6 +152,8 @@ class Bounded(AbstractTransform):
 
 def _check_inside(x, name: str, lo: float, hi: float, open_interval: bool = True) -> None:
     arr = np.asarray(x)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"parameter {name!r} = {arr.tolist()} must be finite (a start or initial value is NaN/inf)")
     bad = (arr <= lo) | (arr >= hi) if open_interval else (arr < lo) | (arr > hi)
     if bad.any():
         raise ValueError(f"parameter {name!r} = {arr.tolist()} lies outside its transform's domain ({lo}, {hi})")

@@ -144,3 +144,10 @@ def test_a_stimulus_shorter_than_the_recording_is_refused():
         two = {"time": longer["time"], "V": np.zeros((2, 2400))}
         difflab.calibrate(HodgkinHuxley.squid_axon(), [difflab.Sampled(longer["time"], longer["V"]), protocol], two,
                           params={"gNa": difflab.Positive()})  # fmt: skip
+
+
+def test_nan_starts_are_refused_by_name():
+    data = decay_data(noise=0.01)
+    for params in ({"k": difflab.Positive()}, {"k": None}, {"k": (0.1, 2.0)}):
+        with pytest.raises(ValueError, match=r"parameter 'k' = \[nan\] must be finite"):
+            difflab.calibrate(Decay(), None, data, params=params, starts={"k": [np.nan]})

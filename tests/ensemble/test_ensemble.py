@@ -68,3 +68,13 @@ def test_sharded_equals_unsharded_on_four_host_devices():
 
 def test_single_device_visible_in_this_process():
     assert len(jax.devices()) >= 1
+
+
+def test_member_index_outside_the_batch_is_refused():
+    from difflab.neuron import HodgkinHuxley
+
+    batch = make_batch(HodgkinHuxley.squid_axon(), gNa=[100.0, 120.0])
+    assert float(member(batch, -1).parameters()["gNa"]) == 120.0
+    for bad in (2, -3, 1.0):
+        with pytest.raises(IndexError, match=r"member index i must be an integer in \[-2, 2\) for a batch of 2"):
+            member(batch, bad)
