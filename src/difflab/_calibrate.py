@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -170,7 +172,7 @@ def calibrate(
         members, starts = _members(protocol, fit, 1), 1
     carry = _init(adapter, problem, theta, members)
     history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
-    meta = _meta(model, problem, adapter, fit, requested, used)
+    meta = _meta(model, problem, adapter, fit, requested, used, jax.tree.map(lambda x: x[0], members[0]))
     step = 0
     if resume is not None:
         theta, carry, history, step = _checkpoint.load(resume, meta=meta, theta_like=theta, carry_like=carry)
@@ -364,15 +366,37 @@ def _initial_theta(problem: Problem, n_rec: int, starts: int, key, explicit=None
     return theta
 
 
-def _meta(model, problem, adapter, fit, starts, strategy) -> dict[str, str]:
+def _meta(model, problem, adapter, fit, starts, strategy, protocol) -> dict[str, str]:
     return {
         "strategy": strategy,
         "model_class": f"{type(model).__module__}.{type(model).__qualname__}",
         "parameters": ", ".join(f"{n}={p}:{type(problem.transforms[n]).__name__}" for n, p in problem.paths),
         "optimizer": adapter.describe(),
         "data_fingerprint": fit.fingerprint(),
+        "problem_fingerprint": _problem_fingerprint(problem, protocol),
         "starts": str(starts),
     }
+
+
+def _problem_fingerprint(problem, protocol) -> str:
+    """sha256 of everything that defines the fit besides the data and the starts.
+
+    The fixed parameters of the model (fitted ones are zeroed: their start values do not matter to a
+    resume), the protocol, the bounds of the transforms, the simulation grid and options (solver,
+    step, tolerances), the loss and the observation function: a checkpoint resumed under any other
+    value would continue a different problem from the stored point.
+    """
+    base = eqx.tree_at(lambda p: p.model, problem, problem.build({n: 0.0 for n, _ in problem.paths}))
+    leaves, treedef = jax.tree.flatten((base, protocol))
+    digest = hashlib.sha256(re.sub(r" at 0x[0-9a-f]+", "", str(treedef)).encode())
+    for leaf in leaves:
+        if eqx.is_array(leaf):
+            arr = np.asarray(leaf)
+            digest.update(f"{arr.dtype}{arr.shape}".encode())
+            digest.update(np.ascontiguousarray(arr).tobytes())
+        else:
+            digest.update(re.sub(r" at 0x[0-9a-f]+", "", repr(leaf)).encode())
+    return digest.hexdigest()
 
 
 @eqx.filter_jit

@@ -20,6 +20,9 @@ from ._trajectory import Trajectory
 
 #: Default bound on the number of solver steps (enough for 1.1 s of HH at 0.025 ms steps).
 DEFAULT_MAX_STEPS = 2**17
+#: Most fixed steps the default bound grows to (2^27: about 20 minutes of HH at 5/64 ms on one CPU core);
+#: a longer fixed-step run is refused before it starts rather than left to run for hours.
+FIXED_STEP_BUDGET = 2**27
 
 
 def simulate(
@@ -80,8 +83,14 @@ def simulate(
         y0 = model.initial_state()
     else:
         model.check_state(y0)
+        for name, value in y0.items():
+            check_finite(value, f"y0[{name!r}]")
     solver = model.default_solver() if solver is None else solver
     controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
+    if dt0 is not None and is_concrete(dt0):
+        step = np.asarray(dt0, dtype=float)
+        if step.ndim != 0 or not np.isfinite(step) or step <= 0:
+            raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
     max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw)
     controller = _clip_at_jumps(controller, protocol, ts)
@@ -153,6 +162,13 @@ def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):
     if needed <= max_steps:
         return max_steps
     if max_steps == DEFAULT_MAX_STEPS:
+        if needed > FIXED_STEP_BUDGET:
+            total = int(np.ceil(count))
+            raise ValueError(
+                f"fixed steps of dt0={step:g} over [{times[0]:g}, {times[-1]:g}] take {total:,} steps, more than "
+                f"the budget of {FIXED_STEP_BUDGET:,}: shorten ts, pass a larger dt0, or pass max_steps={total} "
+                "to run it anyway"
+            )
         return int(np.ceil(count)) + 1
     if not throw:
         return max_steps

@@ -82,3 +82,30 @@ def test_not_a_checkpoint_is_refused(tmp_path):
     xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(path)
     with pytest.raises(ValueError, match="not a difflab calibration checkpoint"):
         fit(3, resume=path)
+
+
+def test_resume_of_a_changed_problem_is_refused(tmp_path):
+    import diffrax
+
+    import difflab
+
+    path = tmp_path / "fit.nc"
+
+    def only_k(steps, model=None, bounds=(0.1, 10.0), protocol=None, options=None, resume=None, checkpoint=None):
+        model = Decay(k=1.0, y0=2.0) if model is None else model
+        return calibrate(model, protocol, DATA, params={"k": Bounded(*bounds)}, optimizer="adam", steps=steps,
+                         simulate_options=options, resume=resume, checkpoint=checkpoint)  # fmt: skip
+
+    only_k(3, checkpoint=path)
+    changed = {
+        "a fixed parameter": dict(model=Decay(k=1.0, y0=2.5)),
+        "the bounds": dict(bounds=(0.1, 20.0)),
+        "the protocol": dict(protocol=difflab.Constant(0.1)),
+        "the solver options": dict(options={"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}),
+    }
+    for what, change in changed.items():
+        with pytest.raises(ValueError, match="different fit: problem_fingerprint"):
+            only_k(6, resume=path, **change)
+        print(what, "refused")
+    # the same problem resumes, also with another start value of the fitted parameter
+    assert only_k(6, model=Decay(k=0.7, y0=2.0), resume=path).steps == 6

@@ -133,3 +133,16 @@ def test_fixed_steps_get_the_step_count_they_need():
     # without throw the failure is a value, as for any other solver failure
     traj = difflab.simulate(Relaxation(), None, ts, dt0=0.05, max_steps=100, throw=False, **fixed)
     assert not bool(traj.succeeded)
+
+
+def test_bad_steps_nan_states_and_runaway_fixed_steps_are_refused_by_name():
+    ts = jnp.linspace(0.0, 10.0, 11)
+    fixed = dict(solver=diffrax.Euler(), stepsize_controller=diffrax.ConstantStepSize())
+    for bad in (0.0, -0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="dt0 must be a finite step > 0"):
+            difflab.simulate(Relaxation(), None, ts, dt0=bad, **fixed)
+    with pytest.raises(ValueError, match=r"y0\['y'\] must be finite"):
+        difflab.simulate(Relaxation(), None, ts, y0={"y": jnp.asarray(jnp.nan)})
+    # 1e9 time units at 0.05: 2e10 steps would run for hours; refused before anything runs
+    with pytest.raises(ValueError, match=r"take 20,000,000,000 steps, more than the budget of 134,217,728"):
+        difflab.simulate(Relaxation(), None, jnp.asarray([0.0, 1e9]), dt0=0.05, **fixed)

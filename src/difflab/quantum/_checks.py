@@ -12,7 +12,7 @@ from .._errors import is_concrete
 from ._layout import RealDense
 from ._operator import Operator
 
-__all__ = ["check_density", "check_hermitian", "check_ket", "check_same_dim"]
+__all__ = ["check_density", "check_finite", "check_hermitian", "check_ket", "check_same_dim"]
 
 #: Relative tolerance on Hermiticity and on the trace/norm of states (float64 round-off is ~1e-16).
 HERMITIAN_RTOL = 1e-10
@@ -45,8 +45,24 @@ def _operator_to_numpy(op: Operator) -> np.ndarray:
     return part(op.re) + 1j * part(op.im)
 
 
+def check_finite(x, name: str) -> None:
+    """Raise `ValueError` if the concrete operator or state `x` holds NaN or inf.
+
+    A NaN would otherwise vanish silently: it fails every comparison, so a Hermiticity test passes it
+    and the sparse-layout detection drops it as a zero diagonal (H = [[0, nan], [nan, 0]] ran as H = 0).
+    """
+    m = _dense(x)
+    if m is None:
+        return
+    bad = ~np.isfinite(m)
+    if bad.any():
+        raise ValueError(f"`{name}` must be finite; found {int(bad.sum())} NaN/inf entries, first at index "
+                         f"{np.argwhere(bad)[0].tolist()}.")  # fmt: skip
+
+
 def check_hermitian(x, name: str) -> None:
-    """Raise `ValueError` if the concrete operator `x` differs from its conjugate transpose."""
+    """Raise `ValueError` if the concrete operator `x` is not finite or differs from its conjugate transpose."""
+    check_finite(x, name)
     m = _dense(x)
     if m is None:
         return
@@ -72,6 +88,7 @@ def check_ket(psi, n: int, name: str = "psi0") -> None:
     shape = tuple(np.shape(psi))
     if len(shape) < 1 or shape[-1] != n:
         raise ValueError(f"`{name}` must be a state vector of dimension {n} (shape (..., {n})), got shape {shape}.")
+    check_finite(psi, name)
     v = _dense(psi)
     if v is None:
         return
@@ -93,6 +110,12 @@ def check_density(rho, n: int, name: str = "rho0") -> None:
     if np.any(np.abs(trace - 1.0) > NORM_ATOL):
         bad = trace.ravel()[np.argmax(np.abs(trace.ravel() - 1.0))]
         raise ValueError(f"`{name}` must have trace 1; got trace {bad.real:.12g}.")
+    lowest = float(np.linalg.eigvalsh(m).min())
+    if lowest < -NORM_ATOL:
+        raise ValueError(
+            f"`{name}` must be positive semidefinite (a density matrix has no negative probabilities); its "
+            f"lowest eigenvalue is {lowest:.6g}."
+        )
 
 
 def is_hermitian(x) -> bool:

@@ -20,7 +20,7 @@ from jaxtyping import Array, ArrayLike, Complex
 
 from .._model import StateInfo
 from ._base import AbstractQuantumModel
-from ._checks import check_density, check_same_dim
+from ._checks import check_density, check_finite, check_same_dim
 from ._drives import Drive
 from ._hamiltonian import convert_drives
 from ._operator import Operator, as_operator
@@ -64,6 +64,7 @@ class LindbladModel(AbstractQuantumModel):
         ops = []
         for k, op in enumerate(jump_ops):
             check_same_dim(op, n, f"jump_ops[{k}]", "H0")
+            check_finite(op, f"jump_ops[{k}]")
             ops.append(as_operator(op, name=f"jump_ops[{k}]", layout=layout))
         self.jump_ops = tuple(ops)
         self.y0 = split_state(as_density(rho0, n), "rho")

@@ -26,6 +26,7 @@ from .._errors import check_finite, check_increasing
 from .._tsit5 import UnrolledTsit5
 from ._batch import run_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
+from ._checks import check_finite as check_finite_operator
 from ._dataset import to_dataset
 from ._hamiltonian import convert_drive_list, max_step
 from ._lindblad import LindbladModel
@@ -180,6 +181,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     check_finite(ts, "ts")
     check_increasing(ts, "ts")
     if np.ndim(H) == 2 and not isinstance(H, Operator):
+        check_finite_operator(H, "H")
         H0, herm = cached_operator(H, name="H", layout=layout)
         if not herm:
             check_hermitian(H, "H")  # raises with the details
@@ -192,6 +194,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     jumps, b_jumps = [], []
     for k, L in enumerate(jump_ops):
         check_same_dim(L, n, f"jump_ops[{k}]", "H")
+        check_finite_operator(L, f"jump_ops[{k}]")
         op, b = as_operator_batch(L, name=f"jump_ops[{k}]", layout=layout)
         jumps.append(op)
         b_jumps.append(b)
