@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import hashlib
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,6 +23,7 @@ from . import _checkpoint
 from ._calibration import Calibration, _evaluate, assemble
 from ._diagnostics import best_members, finer, halvings_needed, member_statistics, user_fixed_resolution
 from ._errors import is_concrete
+from ._fingerprint import callable_identity, tree_fingerprint
 from ._fitdata import FitData, as_fit_data
 from ._losses import as_loss
 from ._model import AbstractModel
@@ -387,16 +386,8 @@ def _problem_fingerprint(problem, protocol) -> str:
     value would continue a different problem from the stored point.
     """
     base = eqx.tree_at(lambda p: p.model, problem, problem.build({n: 0.0 for n, _ in problem.paths}))
-    leaves, treedef = jax.tree.flatten((base, protocol))
-    digest = hashlib.sha256(re.sub(r" at 0x[0-9a-f]+", "", str(treedef)).encode())
-    for leaf in leaves:
-        if eqx.is_array(leaf):
-            arr = np.asarray(leaf)
-            digest.update(f"{arr.dtype}{arr.shape}".encode())
-            digest.update(np.ascontiguousarray(arr).tobytes())
-        else:
-            digest.update(re.sub(r" at 0x[0-9a-f]+", "", repr(leaf)).encode())
-    return digest.hexdigest()
+    observe = "none" if problem.observe is None else callable_identity(problem.observe)
+    return tree_fingerprint(base, protocol, observe)
 
 
 @eqx.filter_jit

@@ -20,6 +20,7 @@ import xarray as xr
 
 from ._designs import AbstractDesign
 from ._ensemble import make_batch, run_ensemble
+from ._fingerprint import callable_identity, tree_fingerprint
 from ._io import write_netcdf
 from ._model import AbstractModel
 
@@ -68,7 +69,16 @@ def sweep(
         model.resolve(name)
     n = len(design)
     starts = list(range(0, n, chunk_size))
-    attrs = {"design": type(design).__name__, "design_fingerprint": design.fingerprint(), "observables": ", ".join(obs)}
+    attrs = {
+        "design": type(design).__name__,
+        "design_fingerprint": design.fingerprint(),
+        "observables": ", ".join(obs),
+        "chunk_size": str(chunk_size),
+        # everything else that defines a point's result: a chunk of another problem is never reused
+        "problem_fingerprint": tree_fingerprint(
+            model, protocol, np.asarray(ts), {k: callable_identity(f) + u for k, (f, u) in obs.items()}, ensemble_kwargs
+        ),
+    }
     folder = None if directory is None else _prepare(Path(directory), attrs)
     from tqdm.auto import tqdm
 
@@ -115,10 +125,14 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
     for path in sorted(folder.glob("chunk_*.nc")):
         with xr.open_dataset(path, engine="netcdf4") as ds:
             theirs = {k: ds.attrs.get(k) for k in attrs}
-        if theirs != attrs:
+        differ = [k for k in attrs if str(theirs[k]) != str(attrs[k])]
+        if differ:
+            what = {"problem_fingerprint": "the model, protocol, time grid, solver options or observable definitions"}
+            named = ", ".join(what.get(k, k) for k in differ)
             raise ValueError(
-                f"{str(path)!r} belongs to another study ({theirs['design']}, observables {theirs['observables']!r}); "
-                "use a new directory (existing chunks are never overwritten)"
+                f"{str(path)!r} belongs to another study: {named} differ ({theirs['design']}, observables "
+                f"{theirs['observables']!r}, chunk_size {theirs['chunk_size']}); use a new directory (existing chunks "
+                "are never overwritten)"
             )
     return folder
 

@@ -64,6 +64,27 @@ def test_directory_of_another_study_is_refused(tmp_path):
         sweep(Decay(), None, TS, Grid(k=[0.3, 0.4]), OBS, directory=tmp_path)
 
 
+def test_chunks_of_a_changed_problem_are_never_reused(tmp_path):
+    import difflab
+
+    design = Grid(k=np.linspace(0.1, 1.0, 4))
+    sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path)
+    changed = {
+        "protocol": dict(protocol=difflab.Constant(0.5)),
+        "time grid": dict(ts=TS * 2),
+        "base model": dict(model=Decay(y0=3.0)),
+        "chunk_size": dict(chunk_size=3),
+        "observable definition": dict(observables={"final": (lambda traj: traj.ys["y"][0], "mV"), "halfway": final}),
+    }
+    for what, change in changed.items():
+        args = {"model": Decay(), "protocol": None, "ts": TS, "observables": OBS, "chunk_size": 2, **change}
+        with pytest.raises(ValueError, match="belongs to another study"):
+            sweep(args["model"], args["protocol"], args["ts"], design, args["observables"],
+                  chunk_size=args["chunk_size"], directory=tmp_path)  # fmt: skip
+        print(what, "refused")
+    assert len(list(tmp_path.glob("chunk_*.nc"))) == 2  # nothing overwritten, nothing added
+
+
 def test_bad_designs_and_names():
     with pytest.raises(ValueError, match="lo < hi"):
         RandomDesign(4, {"k": (1.0, 1.0)})
