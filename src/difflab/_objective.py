@@ -60,7 +60,7 @@ class Problem(eqx.Module):
         pred = {name: traj.ys[name] for name in self.names}
         if self.interpolate:
             pred = {name: _interp(self.data_ts, self.sim_ts, y) for name, y in pred.items()}
-        return pred, traj.result == diffrax.RESULTS.successful
+        return pred, traj.succeeded
 
     def objective(self, theta, member, adjoint=None) -> jax.Array:
         """Scalar loss of one member ``(protocol, data, mask)``."""

@@ -116,6 +116,8 @@ def simulate(
         max_steps=max_steps,
         throw=throw,
     )
+    if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
+        _check_finite_solution(sol.ts, sol.ys)
     time_info = StateInfo("time", model.time_units, "time")
     return Trajectory(
         ts=sol.ts,
@@ -125,6 +127,22 @@ def simulate(
         variables=(time_info, *variables),
         provenance=_provenance(solver, controller, dt0, y0),
     )
+
+
+def _check_finite_solution(ts, ys) -> None:
+    """Raise if a concrete solution holds NaN/inf (the solver reports success when NaN propagates quietly)."""
+    for name, y in ys.items() if isinstance(ys, dict) else enumerate(jax.tree.leaves(ys)):
+        if not is_concrete(y):
+            return
+        arr = np.asarray(y)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            index = np.argwhere(bad)[0]
+            at = float(np.asarray(ts).reshape(-1)[index[0]]) if np.ndim(ts) == 1 else float("nan")
+            raise ValueError(
+                f"the solution became non-finite: {name} is {arr[tuple(index)]} at t = {at:g}; check the model's "
+                "parameters, the initial state and the input's size (or pass throw=False and inspect succeeded)"
+            )
 
 
 def _vector_field(t, y, args):

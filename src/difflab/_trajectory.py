@@ -37,10 +37,20 @@ class Trajectory(eqx.Module):
 
     @property
     def succeeded(self) -> Array:
-        """Boolean (per member when batched): the solver reached the final time."""
-        import diffrax
+        """Boolean (per member when batched): the solver reached the final time and every saved value is finite.
 
-        return self.result == diffrax.RESULTS.successful
+        A solve can run to the end on NaN (a NaN parameter or state propagates through fixed steps
+        without any error), so finiteness is part of success.
+        """
+        import diffrax
+        import jax
+        import jax.numpy as jnp
+
+        ok = self.result == diffrax.RESULTS.successful
+        first = 1 if self.is_batched else 0
+        for y in jax.tree.leaves(self.ys):
+            ok = ok & jnp.all(jnp.isfinite(y), axis=tuple(range(first, jnp.ndim(y))))
+        return ok
 
     def __getitem__(self, name: str) -> Array:
         return self.ys[name]

@@ -146,3 +146,20 @@ def test_bad_steps_nan_states_and_runaway_fixed_steps_are_refused_by_name():
     # 1e9 time units at 0.05: 2e10 steps would run for hours; refused before anything runs
     with pytest.raises(ValueError, match=r"take 20,000,000,000 steps, more than the budget of 134,217,728"):
         difflab.simulate(Relaxation(), None, jnp.asarray([0.0, 1e9]), dt0=0.05, **fixed)
+
+
+def test_a_solution_that_turns_nan_is_not_a_success():
+    from difflab.neuron import HodgkinHuxley
+
+    # a huge current drives the potential to overflow within a few fixed steps
+    huge = difflab.Step(1e300, 1.0, 3.0)
+    ts = jnp.linspace(0.0, 5.0, 51)
+    with pytest.raises(ValueError, match="the solution became non-finite: V is"):
+        difflab.simulate(HodgkinHuxley.squid_axon(), huge, ts)
+    traj = difflab.simulate(HodgkinHuxley.squid_axon(), huge, ts, throw=False)
+    assert not bool(traj.succeeded)
+    batch = difflab.make_batch(HodgkinHuxley.squid_axon(), gNa=[120.0, 120.0])
+    runs = eqx.filter_vmap(lambda m, a: difflab.simulate(m, difflab.Step(a, 1.0, 3.0), ts, throw=False))(
+        batch, jnp.asarray([10.0, 1e300])
+    )
+    assert np.asarray(runs.succeeded).tolist() == [True, False]
