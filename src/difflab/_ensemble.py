@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
+from ._errors import is_concrete
 from ._model import AbstractModel
 from ._paths import get_path, where_path
 from ._simulate import simulate
@@ -69,12 +70,15 @@ def _per_member(x) -> bool:
 def member(batch: AbstractModel, i: int) -> AbstractModel:
     """Member ``i`` of a batched model (0-d leaves are shared by all members and kept).
 
-    ``i`` counts from 0 (negative values from the end, as in Python); an index outside the batch is
-    refused rather than clamped (JAX clamps out-of-range indices to the last member).
+    ``i`` counts from 0 (negative values from the end, as in Python), or is an integer array of such
+    indices (a sub-batch); an index outside the batch is refused rather than clamped (JAX clamps
+    out-of-range indices to the last member). Traced indices are not checked.
     """
-    n = n_members(batch)
-    if isinstance(i, bool) or not isinstance(i, int | np.integer) or not -n <= int(i) < n:
-        raise IndexError(f"member index i must be an integer in [{-n}, {n}) for a batch of {n}; got {i!r}")
+    if is_concrete(i):
+        n = n_members(batch)
+        index = np.asarray(i)
+        if isinstance(i, bool) or not np.issubdtype(index.dtype, np.integer) or np.any((index < -n) | (index >= n)):
+            raise IndexError(f"member index i must be an integer in [{-n}, {n}) for a batch of {n}; got {i!r}")
     return jax.tree.map(lambda x: x[i] if _per_member(x) else x, batch)
 
 
