@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import signal
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,7 +22,11 @@ def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = F
     """Write ``ds`` to ``path`` atomically (temporary file in the same folder, then rename).
 
     An existing file is never replaced unless ``overwrite=True``, and a failure half way
-    leaves whatever was at ``path`` untouched.
+    leaves whatever was at ``path`` untouched. Ctrl-C during the write is held back until the
+    file is complete and renamed, then raised (interrupting netCDF4/HDF5 inside xarray's file
+    lock can deadlock the process). The temporary file is named after the writing process, so
+    a later write to the same folder removes those left by a killed process. The file gets the
+    permissions of any new file (``0o666`` less the umask), not ``mkstemp``'s private ``0o600``.
 
     Returns:
         The path written.
@@ -29,15 +37,72 @@ def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = F
     if path.exists() and not overwrite:
         raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True to replace it")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temporaries(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.pid{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
     os.close(fd)
-    try:
-        ds.to_netcdf(tmp, engine="netcdf4")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _interrupts_deferred():
+        try:
+            ds.to_netcdf(tmp, engine="netcdf4")
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return path
+
+
+#: Suffix of the temporary files of atomic writes (``.<name>.pid<pid>.<random>.difflab-tmp``).
+TEMP_SUFFIX = ".difflab-tmp"
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Delete temporary files of atomic writes in ``folder`` whose writing process no longer exists."""
+    removed = []
+    for tmp in folder.glob(f".*{TEMP_SUFFIX}"):
+        found = re.search(r"\.pid(\d+)\.[^.]*" + re.escape(TEMP_SUFFIX) + "$", tmp.name)
+        pid = int(found.group(1)) if found else None
+        if pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        tmp.unlink(missing_ok=True)
+        removed.append(tmp)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def umask() -> int:
+    """The process's file-creation mask (read without changing it for longer than two calls)."""
+    return _umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """Hold SIGINT back while the block runs (main thread only), then raise KeyboardInterrupt if one came."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] | None = None) -> xr.Dataset:

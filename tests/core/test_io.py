@@ -50,3 +50,48 @@ def test_reads_are_checked(tmp_path):
         read_netcdf(tmp_path / "missing.nc")
     with pytest.raises(IsADirectoryError, match="is a directory"):
         write_netcdf(_dataset(), tmp_path)
+
+
+def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    import xarray as xr
+
+    from difflab._io import write_netcdf
+
+    original = xr.Dataset.to_netcdf
+
+    def interrupted(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while netCDF4 is writing
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", interrupted)
+    ds = xr.Dataset({"v": ("x", [1.0, 2.0, 3.0])})
+    with pytest.raises(KeyboardInterrupt):
+        write_netcdf(ds, tmp_path / "out.nc")
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", original)
+    with xr.open_dataset(tmp_path / "out.nc") as back:  # complete, not half written
+        assert back["v"].values.tolist() == [1.0, 2.0, 3.0]
+    assert not list(tmp_path.glob(".*difflab-tmp"))
+
+
+def test_written_files_follow_the_umask_and_stale_temporaries_are_removed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import xarray as xr
+
+    from difflab._io import write_netcdf
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".out.nc.pid{int(dead.stdout)}.abcd1234.difflab-tmp"  # left by a killed writer
+    stale.write_bytes(b"partial")
+    old = os.umask(0o022)
+    try:
+        path = write_netcdf(xr.Dataset({"v": ("x", [1.0])}), tmp_path / "out.nc")
+    finally:
+        os.umask(old)
+    assert oct(path.stat().st_mode & 0o777) == oct(0o644)
+    assert not stale.exists()

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 
+from .._io import umask
 from ._constants import MAX_EXTENSION
 from ._geometry import Geometry
 
@@ -53,6 +54,7 @@ def write_result_xlsx(path, vertex, node_ids, positions, extension_ids, extensio
     os.close(fd)
     try:
         book.save(tmp)
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp's 0o600 would make the answer file private
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

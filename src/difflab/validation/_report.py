@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .._io import umask
 from ._html import render_html
 from ._provenance import checkout_root
 from ._runner import CaseResult
@@ -75,6 +76,9 @@ def write_report(results: list[CaseResult], out: str | os.PathLike, provenance: 
         data = summary(results, provenance)
         (tmp / "summary.json").write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
         (tmp / "index.html").write_text(render_html(results, data), encoding="utf-8")
+        os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes a private folder; a report is for reading
+        for f in tmp.iterdir():
+            os.chmod(f, 0o666 & ~umask())
         _swap_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
