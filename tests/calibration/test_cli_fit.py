@@ -48,3 +48,17 @@ def test_fit_refuses_bad_configs(tmp_path):
     assert bad_bounds.exit_code == 2 and "lo < hi" in bad_bounds.output
     missing = runner.invoke(app, ["fit", str(tmp_path / "nope.toml")])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_typos_and_malformed_numbers_in_the_config_are_refused_by_field(tmp_path):
+    runner = CliRunner()
+    cases = {
+        "steps = 3": ("stpes = 3", "[fit] has an unknown key 'stpes'; did you mean 'steps'?"),
+        "stride = 20": ("stride = 2.7", "[data] stride must be a whole number; got 2.7"),
+        'loss = "mse"': ('loss = "mse"\nwindw = 3', "[fit] has an unknown key 'windw'"),
+        "checkpoint_every = 1": ('checkpoint_every = "three"', "[fit] checkpoint_every must be a whole number"),
+    }
+    for old, (new, message) in cases.items():
+        result = runner.invoke(app, ["fit", str(short_config(tmp_path, **{old: new}))])
+        assert result.exit_code == 2 and message in result.output, (new, result.output)
+    assert not (tmp_path / "fit_hh.nc").exists()  # refused before any work

@@ -20,7 +20,18 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ._common import fail
+from ._common import check_keys, config_float, config_int, fail
+
+#: The keys each table of a fit config may hold (anything else is a typo, refused by name).
+KEYS = {
+    "config": {"model", "protocol", "data", "fit", "output"},
+    "model": {"preset", "parameters"},
+    "data": {"dataset", "file", "nwb", "variable", "select", "time", "stride", "noise", "seed", "area_um2",
+             "capacitance_pF", "specific_capacitance", "sweeps"},
+    "fit": {"steps", "optimizer", "loss", "starts", "seed", "checkpoint", "checkpoint_every", "dt", "params",
+            "strategy"},
+    "output": {"path"},
+}  # fmt: skip
 
 
 def fit(
@@ -35,6 +46,11 @@ def fit(
     from .._calibrate import calibrate
 
     spec, base = read_config(config)
+    try:
+        for table, allowed in KEYS.items():
+            check_keys(spec if table == "config" else spec.get(table, {}), allowed, table)
+    except ValueError as err:
+        raise fail(str(err)) from None
     fit_spec = spec.get("fit", {})
     out = output or _path(base, spec.get("output", {}).get("path"))
     if out is None:
@@ -116,10 +132,10 @@ def _load_data(spec: dict[str, Any], base: Path):
         da = da.sel(spec["select"], drop=True)
     if "time" in spec:
         da = da.sel(time=slice(*spec["time"]))
-    da = da.isel(time=slice(None, None, int(spec.get("stride", 1))))
+    da = da.isel(time=slice(None, None, config_int(spec, "stride", "data", 1, minimum=1)))
     if spec.get("noise"):
-        rng = np.random.default_rng(int(spec.get("seed", 0)))
-        da = da + rng.normal(0.0, float(spec["noise"]), da.shape)
+        rng = np.random.default_rng(config_int(spec, "seed", "data", 0))
+        da = da + rng.normal(0.0, config_float(spec, "noise", "data"), da.shape)
     return da, recorded
 
 
@@ -139,15 +155,16 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
 
     starts = spec.get("starts", 1)
     out = {
-        "steps": int(spec.get("steps", 100)),
+        "steps": config_int(spec, "steps", "fit", 100, minimum=0),
         "optimizer": spec.get("optimizer"),
         "loss": spec.get("loss", "mse"),
-        "starts": starts,
-        "key": jax.random.key(int(spec.get("seed", 0))),
-        "checkpoint_every": int(spec.get("checkpoint_every", 25)),
+        "starts": starts if isinstance(starts, dict) else config_int(spec, "starts", "fit", 1, minimum=1),
+        "key": jax.random.key(config_int(spec, "seed", "fit", 0)),
+        "checkpoint_every": config_int(spec, "checkpoint_every", "fit", 25, minimum=1),
+        "strategy": spec.get("strategy", "auto"),
     }
     if "dt" in spec:
-        out["simulate_options"] = {"dt0": float(spec["dt"])}
+        out["simulate_options"] = {"dt0": config_float(spec, "dt", "fit")}
     return out
 
 

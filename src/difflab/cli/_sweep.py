@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ._common import fail
+from ._common import check_keys, config_float, config_int, fail
 from ._fit import _path, _required, load_model_and_protocol, read_config
 
 
@@ -28,6 +28,12 @@ def sweep(
     from .._sweep import sweep as run_sweep
 
     spec, base = read_config(config)
+    try:
+        check_keys(spec, {"model", "protocol", "time", "design", "observables", "output"}, "config")
+        check_keys(spec.get("time", {}), {"end", "dt"}, "time")
+        check_keys(spec.get("output", {}), {"directory", "chunk_size"}, "output")
+    except ValueError as err:
+        raise fail(str(err)) from None
     out = spec.get("output", {})
     directory = _path(base, out.get("directory"))
     if directory is None:
@@ -35,12 +41,15 @@ def sweep(
     try:
         model, protocol = load_model_and_protocol(spec)
         time = _required(spec, "time", "config")
-        end, dt = float(_required(time, "end", "time")), float(_required(time, "dt", "time"))
+        _required(time, "end", "time"), _required(time, "dt", "time")
+        end, dt = config_float(time, "end", "time"), config_float(time, "dt", "time")
+        if not (end > 0 and 0 < dt <= end):
+            raise ValueError(f"[time] needs end > 0 and 0 < dt <= end (ms); got end = {end}, dt = {dt}")
         ts = np.linspace(0.0, end, round(end / dt) + 1)
         design = make_design(_required(spec, "design", "config"))
         observables = {name: make_observable(name, o) for name, o in _required(spec, "observables", "config").items()}
         ds = run_sweep(model, protocol, ts, design, observables, directory=directory,
-                       chunk_size=int(out.get("chunk_size", 1024)))  # fmt: skip
+                       chunk_size=config_int(out, "chunk_size", "output", 1024, minimum=1))  # fmt: skip
     except (ValueError, KeyError, TypeError) as err:
         raise fail(str(err).strip("'\"")) from None
     typer.echo(f"wrote {len(list(directory.glob('chunk_*.nc')))} chunk file(s) to {directory}")
