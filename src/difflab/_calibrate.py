@@ -10,7 +10,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import equinox as eqx
@@ -283,6 +285,7 @@ def _time_grid(ts, data_ts: np.ndarray) -> tuple[jax.Array, bool]:
 
 
 def _check_checkpoint(checkpoint, resume):
+    """The file to checkpoint to; refused now, not after the first steps, if it cannot be written."""
     if checkpoint is None:
         return resume
     if os.path.exists(checkpoint) and (resume is None or os.path.abspath(checkpoint) != os.path.abspath(resume)):
@@ -290,6 +293,13 @@ def _check_checkpoint(checkpoint, resume):
             f"checkpoint {str(checkpoint)!r} exists; pass resume={str(checkpoint)!r} to continue that fit, "
             "or choose a new file (an existing file is never overwritten)"
         )
+    folder = Path(checkpoint).resolve().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise ValueError(f"checkpoint {str(checkpoint)!r} cannot be written ({err.strerror}: {folder})") from None
     return checkpoint
 
 

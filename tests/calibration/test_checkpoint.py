@@ -109,3 +109,12 @@ def test_resume_of_a_changed_problem_is_refused(tmp_path):
         print(what, "refused")
     # the same problem resumes, also with another start value of the fitted parameter
     assert only_k(6, model=Decay(k=0.7, y0=2.0), resume=path).steps == 6
+
+
+def test_an_unwritable_checkpoint_is_refused_before_any_step(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    steps = []
+    with pytest.raises(ValueError, match="cannot be written"):
+        fit(5, checkpoint=blocker / "fit.nc", callback=lambda step, losses: steps.append(step))
+    assert steps == [] and blocker.read_text() == "not a folder"
