@@ -81,7 +81,7 @@ def calibrate(
             taken to be in the model's units.
         params: parameter name (alias or dotted path) -> transform, or ``(lo, hi)`` for
             ``Bounded(lo, hi)``.
-        loss: ``"mse"`` (trace mean squared error, least squares), ``"spike_times"``,
+        loss: ``"mse"`` (trace mean squared error, least squares), ``"spike_times"`` (least squares),
             ``"firing_rate"``, an [`AbstractLoss`][difflab.AbstractLoss] or a callable
             ``loss(pred, data, mask) -> scalar``.
         optimizer: ``"lm"`` (optimistix Levenberg–Marquardt, the default for least-squares
