@@ -64,12 +64,18 @@ class Calibration:
                 if n.endswith("_stderr")}  # fmt: skip
 
     def to_dataset(self) -> xr.Dataset:
-        """Estimates, standard errors, final losses, history (``history_*``) and covariance in one Dataset."""
+        """Estimates, standard errors, final losses, history (``history_*``), covariance and diagnostics
+        (``diagnostics_*``) in one Dataset."""
         history = self.history.rename({v: f"history_{v}" for v in self.history.data_vars})
         parts = [self.estimates, self.losses.rename("final_loss").to_dataset(), history]
         if self.covariance is not None:
             parts.append(self.covariance.to_dataset())
+        if self.diagnostics is not None:
+            diag = self.diagnostics.rename({v: f"diagnostics_{v}" for v in self.diagnostics.data_vars})
+            parts.append(diag.drop_attrs(deep=False))
         ds = xr.merge(parts, compat="no_conflicts", join="outer")
+        if self.diagnostics is not None:
+            ds.attrs.update({f"diagnostics_{k}": str(v) for k, v in self.diagnostics.attrs.items()})
         ds.attrs["steps"] = self.steps
         ds.attrs["strategy"] = self.strategy
         return ds
