@@ -40,6 +40,7 @@ from ._parameters import Bounded as Bounded  # noqa: E402
 from ._parameters import Identity as Identity  # noqa: E402
 from ._parameters import Log as Log  # noqa: E402
 from ._parameters import Positive as Positive  # noqa: E402
+from ._profile import profile as profile  # noqa: E402
 from ._protocol import AbstractProtocol as AbstractProtocol  # noqa: E402
 from ._protocol import Constant as Constant  # noqa: E402
 from ._protocol import PiecewiseLinear as PiecewiseLinear  # noqa: E402
