@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
+from ._fingerprint import dataset_checksum
 from ._io import read_netcdf, write_netcdf
 
 FORMAT = "difflab-calibration-checkpoint-1"
@@ -33,7 +34,9 @@ def save(path: str | os.PathLike, *, theta, carry, history, step: int, meta: dic
         dims = ("hstep", *(f"h{name}_dim{k}" for k in range(arr.ndim - 1)))
         data_vars[f"history__{name}"] = xr.Variable(dims, arr)
     attrs = {"format": FORMAT, "step": int(step), **meta}
-    write_netcdf(xr.Dataset(data_vars, attrs=attrs), path, overwrite=True)
+    ds = xr.Dataset(data_vars, attrs=attrs)
+    ds.attrs["checksum"] = dataset_checksum(ds)
+    write_netcdf(ds, path, overwrite=True)
 
 
 def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_like):
@@ -49,6 +52,11 @@ def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_lik
     ds = read_netcdf(path)
     if ds.attrs.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a difflab calibration checkpoint (format {ds.attrs.get('format')!r})")
+    if "checksum" in ds.attrs and ds.attrs["checksum"] != dataset_checksum(ds):
+        raise ValueError(
+            f"checkpoint {str(path)!r} is corrupt: its arrays do not match the checksum written with them; "
+            "resume from another copy or start a new fit"
+        )
     for key, expected in meta.items():
         got = str(ds.attrs.get(key))
         if got != str(expected):

@@ -46,3 +46,17 @@ def tree_fingerprint(*trees: Any) -> str:
         else:
             digest.update(_ADDRESS.sub("", repr(leaf)).encode())
     return digest.hexdigest()
+
+
+def dataset_checksum(ds) -> str:
+    """sha256 of every data variable of an xarray Dataset (name, dtype, shape and bytes), in name order.
+
+    Stored in a file's ``checksum`` attribute when it is written and recomputed when it is read back,
+    it catches a file that is readable but not what was written (a flipped bit, a partial copy).
+    """
+    digest = hashlib.sha256()
+    for name in sorted(map(str, ds.data_vars)):
+        arr = np.asarray(ds[name].values)
+        digest.update(f"{name}{arr.dtype}{arr.shape}".encode())
+        digest.update(np.ascontiguousarray(arr).tobytes())
+    return digest.hexdigest()

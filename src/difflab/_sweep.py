@@ -20,7 +20,7 @@ import xarray as xr
 
 from ._designs import AbstractDesign
 from ._ensemble import make_batch, run_ensemble
-from ._fingerprint import callable_identity, tree_fingerprint
+from ._fingerprint import callable_identity, dataset_checksum, tree_fingerprint
 from ._io import write_netcdf
 from ._model import AbstractModel
 
@@ -86,10 +86,12 @@ def sweep(
     for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
         path = None if folder is None else folder / f"chunk_{i:05d}.nc"
         if path is not None and path.exists():
+            _check_chunk(path)
             continue
         idx = np.arange(start, min(start + chunk_size, n))
         ds = _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs)
         ds.attrs.update(attrs, chunk=i)
+        ds.attrs["checksum"] = dataset_checksum(ds)
         if path is None:
             chunks.append(ds)
         else:
@@ -135,6 +137,18 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
                 "are never overwritten)"
             )
     return folder
+
+
+def _check_chunk(path: Path) -> None:
+    """Refuse a finished chunk that is readable but not what was written (checksum of its arrays)."""
+    try:
+        with xr.open_dataset(path, engine="netcdf4") as ds:
+            ok = "checksum" not in ds.attrs or ds.attrs["checksum"] == dataset_checksum(ds.load())
+    except (OSError, ValueError, RuntimeError) as err:
+        raise ValueError(f"chunk {str(path)!r} cannot be read ({err}); delete it and rerun to recompute it") from None
+    if not ok:
+        raise ValueError(f"chunk {str(path)!r} is corrupt (its arrays do not match their checksum); delete it and "
+                         "rerun to recompute it")  # fmt: skip
 
 
 def _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs) -> xr.Dataset:

@@ -118,3 +118,14 @@ def test_an_unwritable_checkpoint_is_refused_before_any_step(tmp_path):
     with pytest.raises(ValueError, match="cannot be written"):
         fit(5, checkpoint=blocker / "fit.nc", callback=lambda step, losses: steps.append(step))
     assert steps == [] and blocker.read_text() == "not a folder"
+
+
+def test_a_corrupted_checkpoint_is_refused(tmp_path):
+    import netCDF4
+
+    path = tmp_path / "fit.nc"
+    fit(3, checkpoint=path)
+    with netCDF4.Dataset(path, "r+") as nc:  # a flipped value in the stored parameters, the file still readable
+        nc["theta__k"][0] = nc["theta__k"][0] + 0.5
+    with pytest.raises(ValueError, match="is corrupt"):
+        fit(6, resume=path)

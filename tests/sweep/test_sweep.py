@@ -94,3 +94,16 @@ def test_bad_designs_and_names():
         sweep(Decay(), None, TS, Grid(q=[1.0]), OBS)
     with pytest.raises(TypeError, match="must be a function"):
         sweep(Decay(), None, TS, Grid(k=[1.0]), {"x": 3})
+
+
+def test_a_corrupted_chunk_is_refused_not_reused(tmp_path):
+    import netCDF4
+
+    design = Grid(k=np.linspace(0.1, 1.0, 4))
+    first = sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path).load()
+    again = sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path).load()  # intact: reused
+    xr.testing.assert_identical(again, first)
+    with netCDF4.Dataset(tmp_path / "chunk_00001.nc", "r+") as nc:  # one value changed, file still readable
+        nc["final"][0] = nc["final"][0] + 0.25
+    with pytest.raises(ValueError, match=r"chunk_00001.nc' is corrupt .* delete it and rerun"):
+        sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path)
