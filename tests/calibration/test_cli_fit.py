@@ -62,3 +62,19 @@ def test_typos_and_malformed_numbers_in_the_config_are_refused_by_field(tmp_path
         result = runner.invoke(app, ["fit", str(short_config(tmp_path, **{old: new}))])
         assert result.exit_code == 2 and message in result.output, (new, result.output)
     assert not (tmp_path / "fit_hh.nc").exists()  # refused before any work
+
+
+def test_unreadable_configs_and_unwritable_outputs_are_refused_before_the_fit(tmp_path):
+    runner = CliRunner()
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('# température\nprotocol = "none"\n'.encode("latin-1"))
+    result = runner.invoke(app, ["fit", str(latin1)])
+    assert result.exit_code == 2 and "is not UTF-8 text" in result.output
+    blocker = tmp_path / "a_file"
+    blocker.write_text("mine")
+    config = short_config(tmp_path)
+    for out, message in ((blocker / "fit.nc", "cannot be written there"), (tmp_path, "is a folder")):
+        result = runner.invoke(app, ["fit", str(config), "-o", str(out), "--overwrite"])
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert blocker.read_text() == "mine"
+    assert not (tmp_path / "fit_hh.ckpt.nc").exists()  # refused before the first step

@@ -57,6 +57,10 @@ def fit(
         raise fail("give the result file with -o/--output or [output] path")
     if out.exists() and not overwrite:
         raise fail(f"result file {str(out)!r} exists; pass --overwrite to replace it")
+    if out.is_dir():
+        raise fail(f"result file {str(out)!r} is a folder; give a file name")
+    if not _writable_folder(out.parent):
+        raise fail(f"result file {str(out)!r} cannot be written there (its folder cannot be made or written)")
     try:
         model, protocol = load_model_and_protocol(spec)
         data, recorded = _load_data(spec.get("data", {}), base)
@@ -77,6 +81,18 @@ def fit(
     typer.echo(repr(result))
 
 
+def _writable_folder(folder: Path) -> bool:
+    """Whether ``folder`` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
 def read_config(path: Path) -> tuple[dict[str, Any], Path]:
     """The parsed TOML and its folder; a clear error if missing or malformed."""
     if not path.is_file():
@@ -85,6 +101,8 @@ def read_config(path: Path) -> tuple[dict[str, Any], Path]:
         return tomllib.loads(path.read_text(encoding="utf-8")), path.resolve().parent
     except tomllib.TOMLDecodeError as err:
         raise fail(f"{str(path)!r} is not valid TOML: {err}") from None
+    except UnicodeDecodeError as err:
+        raise fail(f"{str(path)!r} is not UTF-8 text (byte {err.start}): save the config as UTF-8") from None
 
 
 def load_model_and_protocol(spec: dict[str, Any]):
