@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from ._diagnostics import best_members, finer, halvings_needed, member_statistic
 from ._errors import is_concrete
 from ._fingerprint import callable_identity, tree_fingerprint
 from ._fitdata import FitData, as_fit_data
+from ._io import ensure_writable_folder
 from ._losses import as_loss
 from ._model import AbstractModel
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
@@ -118,7 +118,8 @@ def calibrate(
         callback: ``callback(step, losses)`` after every step (``losses`` per member).
         refine: least-squares fits only: when solving the model more finely (half the fixed step,
             or tolerances ÷ 16) moves the optimum by more than a quarter of a standard error,
-            continue the fit at the finer resolution (at most twice), so that the discretisation
+            continue the best start at a resolution fine enough by the step's order (at most three
+            halvings, 8× the steps), so that the discretisation
             does not bias the estimate beyond its stated error. Never done when
             ``simulate_options`` fixes ``dt0``, ``solver`` or ``stepsize_controller``: then a
             [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
@@ -186,10 +187,12 @@ def calibrate(
         state["carry"] = _init(adapter, problem, state["theta"], members)
     last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
     _run(adapter, problem, members, state, history, last, checkpoint, checkpoint_every, meta, progress, callback)
-    refined = 0
+    refined, evaluated = 0, None
     if refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
-        problem, refined = _refine(adapter, problem, members, state, steps, fit, starts)
-    result = assemble(problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used)
+        problem, refined, evaluated = _refine(adapter, problem, members, state, steps, fit, starts)
+    result = assemble(
+        problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used, evaluated
+    )
     if requested != starts:
         result = _every_start(result, requested)
     if result.diagnostics is not None:
@@ -200,13 +203,15 @@ def calibrate(
 def _refine(adapter, problem, members, state, steps, fit, starts):
     """Re-solve the best start of each recording finely enough that the step does not bias the estimate.
 
-    Returns the refined problem and the number of steps taken (0: the resolution was fine already).
+    Returns the refined problem, the number of steps taken and, when the resolution was fine already
+    (0 steps), the ``(losses, ok, stats)`` computed for the check, which `assemble` then reuses.
     """
-    losses, _ = _evaluate(problem, state["theta"], members)
+    losses, ok = _evaluate(problem, state["theta"], members)
     index = best_members(losses, fit.n_recordings, starts)
-    halvings = halvings_needed(member_statistics(problem, state["theta"], members, index))
+    stats = member_statistics(problem, state["theta"], members, index)
+    halvings = halvings_needed(stats)
     if halvings == 0:
-        return problem, 0
+        return problem, 0, (losses, ok, stats)
     problem = finer(problem, jax.tree.map(lambda x: x[0], members[0]), halvings)
     best = jax.tree.map(lambda x: x[index], members)
     theta = {k: v[index] for k, v in state["theta"].items()}
@@ -218,7 +223,7 @@ def _refine(adapter, problem, members, state, steps, fit, starts):
         if bool(np.all(np.asarray(done))):
             break
     state["theta"] = {k: v.at[index].set(theta[k]) for k, v in state["theta"].items()}
-    return problem, taken
+    return problem, taken, None
 
 
 def _every_start(result: Calibration, starts: int) -> Calibration:
@@ -295,9 +300,7 @@ def _check_checkpoint(checkpoint, resume):
         )
     folder = Path(checkpoint).resolve().parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
+        ensure_writable_folder(folder)
     except OSError as err:
         raise ValueError(f"checkpoint {str(checkpoint)!r} cannot be written ({err.strerror}: {folder})") from None
     return checkpoint

@@ -101,14 +101,23 @@ def _evaluate(problem, theta, members):
     return jax.vmap(one)(theta, members)
 
 
-def assemble(problem, adapter, members, theta, history, fit, starts, steps, checkpoint, strategy) -> Calibration:
-    """Evaluate the final parameters, pick the best start per recording, compute standard errors."""
+def assemble(
+    problem, adapter, members, theta, history, fit, starts, steps, checkpoint, strategy, evaluated=None
+) -> Calibration:
+    """Evaluate the final parameters, pick the best start per recording, compute standard errors.
+
+    ``evaluated``: ``(losses, ok, stats)`` already computed for exactly these ``theta`` and ``problem``
+    (by the refinement check), so that the solves and Jacobians are not done twice.
+    """
     n_rec = fit.n_recordings
-    loss, ok = (np.asarray(x).reshape(n_rec, starts) for x in _evaluate(problem, theta, members))
+    evaluated = evaluated or (*_evaluate(problem, theta, members), None)
+    loss, ok = (np.asarray(x).reshape(n_rec, starts) for x in evaluated[:2])
     best = np.argmin(np.where(np.isfinite(loss), loss, np.inf), axis=1)
     index = np.arange(n_rec) * starts + best
     values = {k: np.asarray(v)[index] for k, v in problem.physical(theta).items()}
-    stats = member_statistics(problem, theta, members, index) if problem.loss.least_squares else None
+    stats = evaluated[2]
+    if stats is None and problem.loss.least_squares:
+        stats = member_statistics(problem, theta, members, index)
     cov = None if stats is None else np.stack([s["cov"] for s in stats])
     lead = () if fit.recording_dim is None else (fit.recording_dim,)
     coords = {} if fit.recording_dim is None else {fit.recording_dim: fit.recordings}

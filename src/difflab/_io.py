@@ -51,6 +51,16 @@ def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = F
     return path
 
 
+def ensure_writable_folder(folder: Path) -> None:
+    """Make ``folder`` if needed and check that a new file can be created in it (``OSError`` if not).
+
+    Called before long work whose result goes there, so that a bad path fails first, not last.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=folder):
+        pass
+
+
 #: Suffix of the temporary files of atomic writes (``.<name>.pid<pid>.<random>.difflab-tmp``).
 TEMP_SUFFIX = ".difflab-tmp"
 

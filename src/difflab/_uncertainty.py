@@ -49,7 +49,8 @@ def fit_statistics(problem, finer, values, member):
     def residuals(prob, x):
         return prob.loss.residuals(predict(prob, x), data, mask)
 
-    r = residuals(problem, flat)
+    pred = predict(problem, flat)
+    r = problem.loss.residuals(pred, data, mask)
     jac = jax.jacfwd(lambda x: residuals(problem, x))(flat)
     normal = jnp.linalg.pinv(jac.T @ jac)
     n = problem.loss.count(data, mask)
@@ -57,7 +58,6 @@ def fit_statistics(problem, finer, values, member):
     # the residuals carry the loss's 1/n scaling: undo it so that sigma2 (J^T J)^-1 is scale-free
     sigma2 = jnp.where(dof > 0, jnp.sum(r**2) * n / jnp.maximum(dof, 1), jnp.nan)
     shift = jnp.full_like(flat, jnp.nan) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
-    pred = predict(problem, flat)
     raw = [jnp.where(mask[k], pred[k] - data[k], 0.0) for k in sorted(data) if k in pred]
     measured = sum(jnp.sum(mask[k]) for k in sorted(data) if k in pred)
     mean_square = sum(jnp.sum(x**2) for x in raw) / jnp.maximum(measured, 1)

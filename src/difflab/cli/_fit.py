@@ -83,14 +83,13 @@ def fit(
 
 def _writable_folder(folder: Path) -> bool:
     """Whether ``folder`` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
-    import tempfile
+    from .._io import ensure_writable_folder
 
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            return True
+        ensure_writable_folder(folder)
     except OSError:
         return False
+    return True
 
 
 def read_config(path: Path) -> tuple[dict[str, Any], Path]:
