@@ -1,0 +1,51 @@
+"""Quantum circuits: gates, state-vector and density-matrix simulation, noise, measurement, variational algorithms.
+
+ħ = 1; angles in radians; wire 0 is the most significant bit / leftmost tensor factor (QuTiP order). Circuits are
+Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gates are applied by contraction on their
+own qubit axes (never a 2ⁿ × 2ⁿ matrix).
+"""
+
+from ._channels import AbstractChannel as AbstractChannel
+from ._channels import AmplitudeDamping as AmplitudeDamping
+from ._channels import Dephasing as Dephasing
+from ._channels import Depolarizing as Depolarizing
+from ._channels import Kraus as Kraus
+from ._channels import ReadoutError as ReadoutError
+from ._circuit import Circuit as Circuit
+from ._circuit import zero_state as zero_state
+from ._gates import AbstractGate as AbstractGate
+from ._gates import Controlled as Controlled
+from ._gates import DoubleExcitation as DoubleExcitation
+from ._gates import Gate as Gate
+from ._gates import PauliRotation as PauliRotation
+from ._gates import PhaseShift as PhaseShift
+from ._gates import Unitary as Unitary
+from ._measure import measure as measure
+from ._measure import probabilities as probabilities
+from ._measure import sample as sample
+from ._pauli import PauliSum as PauliSum
+from ._pauli import expectation as expectation
+from ._standard_gates import CNOT as CNOT
+from ._standard_gates import CRX as CRX
+from ._standard_gates import CRY as CRY
+from ._standard_gates import CRZ as CRZ
+from ._standard_gates import CZ as CZ
+from ._standard_gates import ISWAP as ISWAP
+from ._standard_gates import RX as RX
+from ._standard_gates import RY as RY
+from ._standard_gates import RZ as RZ
+from ._standard_gates import SWAP as SWAP
+from ._standard_gates import SX as SX
+from ._standard_gates import XX as XX
+from ._standard_gates import YY as YY
+from ._standard_gates import ZZ as ZZ
+from ._standard_gates import CPhase as CPhase
+from ._standard_gates import H as H
+from ._standard_gates import I as I
+from ._standard_gates import Phase as Phase
+from ._standard_gates import S as S
+from ._standard_gates import T as T
+from ._standard_gates import Toffoli as Toffoli
+from ._standard_gates import X as X
+from ._standard_gates import Y as Y
+from ._standard_gates import Z as Z

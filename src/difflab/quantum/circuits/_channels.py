@@ -1,0 +1,156 @@
+r"""Noise channels as Kraus maps on the density matrix: $\rho \to \sum_k K_k \rho K_k^\dagger$ with
+$\sum_k K_k^\dagger K_k = 1$.
+
+Conventions follow PennyLane's `default.mixed` (and Nielsen & Chuang, ch. 8.3): amplitude damping
+$K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, $K_1 = \sqrt\gamma\,|0\rangle\langle 1|$; dephasing (phase damping)
+$K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, $K_1 = \mathrm{diag}(0, \sqrt\gamma)$, so coherences shrink by
+$\sqrt{1-\gamma}$; depolarising $\sqrt{1-p}\,I$, $\sqrt{p/3}\,\{X, Y, Z\}$. Probabilities are dimensionless in [0, 1];
+for a gate of duration $t$ on a qubit with $T_1$, $\gamma = 1 - e^{-t/T_1}$.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike
+
+from ._apply import apply_matrix, as_wires, is_concrete
+from ._gates import PAULIS
+
+__all__ = ["AbstractChannel", "AmplitudeDamping", "Dephasing", "Depolarizing", "Kraus", "ReadoutError"]
+
+#: Tolerance of the completeness check max |Σ K†K − 1| on user Kraus sets.
+KRAUS_ATOL = 1e-8
+
+
+class AbstractChannel(eqx.Module):
+    """A completely positive, trace-preserving map on `wires`, given by its Kraus operators."""
+
+    wires: eqx.AbstractVar[tuple[int, ...]]
+
+    @abc.abstractmethod
+    def kraus(self) -> Array:
+        """Kraus operators, shape (K, 2ᵏ, 2ᵏ)."""
+
+    def apply_density(self, rho: Array, n_wires: int) -> Array:
+        """$\\sum_k K_k \\rho K_k^\\dagger$ on a density tensor of shape (2,)*2n."""
+        rows = list(self.wires)
+        cols = [n_wires + w for w in self.wires]
+        return sum(apply_matrix(apply_matrix(rho, k, rows), jnp.conj(k), cols) for k in self.kraus())
+
+
+def _probability(value: ArrayLike, name: str) -> Array:
+    if is_concrete(value):
+        v = np.asarray(value, dtype=float)
+        if v.shape != () or not 0.0 <= float(v) <= 1.0:
+            raise ValueError(f"`{name}` must be a probability in [0, 1]; got {value!r}.")
+    return jnp.asarray(value, dtype=float)
+
+
+def _one_wire(wire) -> tuple[int, ...]:
+    wires = as_wires("wire", wire)
+    if len(wires) != 1:
+        raise ValueError(f"`wire` must be a single wire; got {wires!r}.")
+    return wires
+
+
+class Kraus(AbstractChannel):
+    """A channel from user Kraus `operators` (K, 2ᵏ, 2ᵏ) on `wires`; completeness Σ K†K = 1 is checked (1e-8)."""
+
+    operators: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, operators: ArrayLike, wires):
+        self.wires = as_wires("wires", wires)
+        d = 2 ** len(self.wires)
+        shape = jnp.shape(operators)
+        if len(shape) != 3 or shape[1:] != (d, d):
+            raise ValueError(f"`operators` must have shape (K, {d}, {d}) for {len(self.wires)} wire(s); got {shape}.")
+        if is_concrete(operators):
+            k = np.asarray(operators, dtype=complex)
+            err = np.abs(np.einsum("kji,kjl->il", k.conj(), k) - np.eye(d)).max()
+            if not err <= KRAUS_ATOL:
+                raise ValueError(f"`operators` must satisfy Σ K†K = 1 (trace preservation): max |Σ K†K − 1| = "
+                                 f"{err:.3g} exceeds {KRAUS_ATOL:g}.")  # fmt: skip
+        self.operators = jnp.asarray(operators, dtype=complex)
+
+    def kraus(self) -> Array:
+        return self.operators
+
+
+class AmplitudeDamping(AbstractChannel):
+    """Energy relaxation |1> → |0> with probability `gamma` on one wire."""
+
+    gamma: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, gamma: ArrayLike, wire: int):
+        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
+
+    def kraus(self) -> Array:
+        g = self.gamma.astype(complex)
+        zero = jnp.zeros_like(g)
+        return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], [[zero, jnp.sqrt(g)], [zero, zero]]])
+
+
+class Dephasing(AbstractChannel):
+    """Pure dephasing (phase damping) with probability `gamma`: off-diagonal elements scale by √(1 − γ)."""
+
+    gamma: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, gamma: ArrayLike, wire: int):
+        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
+
+    def kraus(self) -> Array:
+        g = self.gamma.astype(complex)
+        zero = jnp.zeros_like(g)
+        return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], [[zero, zero], [zero, jnp.sqrt(g)]]])
+
+
+class Depolarizing(AbstractChannel):
+    """Depolarising channel: X, Y or Z each with probability `p`/3 (ρ → (1 − 4p/3) ρ + (2p/3) I at p ≤ 3/4)."""
+
+    p: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, p: ArrayLike, wire: int):
+        self.p, self.wires = _probability(p, "p"), _one_wire(wire)
+
+    def kraus(self) -> Array:
+        paulis = jnp.asarray(np.stack([PAULIS[c] for c in "IXYZ"]))
+        weights = jnp.stack([1 - self.p, self.p / 3, self.p / 3, self.p / 3])
+        return jnp.sqrt(weights).astype(complex)[:, None, None] * paulis
+
+
+class ReadoutError(AbstractChannel):
+    r"""Misread bits on one wire: `p01` = P(read 1 | state 0), `p10` = P(read 0 | state 1).
+
+    On probabilities it is the confusion matrix $M = \begin{pmatrix} 1-p_{01} & p_{10} \\ p_{01} & 1-p_{10}
+    \end{pmatrix}$ (`confusion`), which `probabilities`, `sample` and `measure` take through their `readout`
+    argument. As a channel in a circuit (just before measurement) it has the Kraus operators
+    $\sqrt{1-p_{01}}|0\rangle\langle0|, \sqrt{p_{01}}|1\rangle\langle0|, \sqrt{p_{10}}|0\rangle\langle1|,
+    \sqrt{1-p_{10}}|1\rangle\langle1|$, which give the same computational-basis probabilities.
+    """
+
+    p01: Array
+    p10: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, p01: ArrayLike, p10: ArrayLike | None = None, *, wire: int):
+        self.p01 = _probability(p01, "p01")
+        self.p10 = self.p01 if p10 is None else _probability(p10, "p10")
+        self.wires = _one_wire(wire)
+
+    def confusion(self) -> Array:
+        """$M_{ij}$ = P(read i | state j)."""
+        return jnp.stack([jnp.stack([1 - self.p01, self.p10]), jnp.stack([self.p01, 1 - self.p10])])
+
+    def kraus(self) -> Array:
+        m = jnp.sqrt(self.confusion()).astype(complex)
+        e = jnp.eye(2, dtype=complex)
+        # |i><j| weighted by sqrt(P(i | j)).
+        return jnp.stack([m[i, j] * jnp.outer(e[i], e[j]) for j in range(2) for i in range(2)])

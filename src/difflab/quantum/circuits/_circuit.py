@@ -1,0 +1,131 @@
+r"""`Circuit`: gates and noise channels on `n_wires` qubits, simulated as a state vector or a density matrix.
+
+The state vector is $|\psi\rangle = U_m \cdots U_1 |\psi_0\rangle$; the density matrix is evolved by
+$\rho \to U \rho U^\dagger$ for gates and $\rho \to \sum_k K_k \rho K_k^\dagger$ for channels. Both are held as
+tensors with one axis of length 2 per wire (two for ρ) and every operation contracts only its own axes, so memory is
+the state itself (2ⁿ or 4ⁿ complex numbers) and no full gate matrix is ever formed. Wire 0 is the most significant bit
+of the flat index and the leftmost tensor factor (QuTiP order): $|q_0 q_1 \ldots q_{n-1}\rangle$ is entry
+$\sum_j q_j 2^{n-1-j}$.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike
+
+from ._apply import as_wires, is_concrete
+from ._channels import AbstractChannel
+from ._gates import AbstractGate
+
+__all__ = ["Circuit", "zero_state"]
+
+#: Tolerance on the norm / trace of a user initial state.
+STATE_ATOL = 1e-8
+
+
+def zero_state(n_wires: int) -> Array:
+    """$|0\\ldots0\\rangle$ as a flat complex vector of length 2ⁿ."""
+    return jnp.zeros(2**n_wires, dtype=complex).at[0].set(1.0)
+
+
+class Circuit(eqx.Module):
+    """A sequence of gates (`AbstractGate`) and channels (`AbstractChannel`) on `n_wires` qubits.
+
+    Example:
+        ```python
+        from difflab.quantum import circuits as qc
+        bell = qc.Circuit(2, [qc.H(0), qc.CNOT(0, 1)])
+        bell.statevector()  # [0.707, 0, 0, 0.707]
+        ```
+
+    Every operation's wires are checked against `n_wires` when the circuit is built. Circuits are pytrees: the
+    angles inside are leaves, so `jax.grad`, `jax.jit` and `jax.vmap` apply to functions of them.
+    """
+
+    n_wires: int = eqx.field(static=True)
+    operations: tuple
+
+    def __init__(self, n_wires: int, operations: Sequence):
+        if isinstance(n_wires, bool) or not isinstance(n_wires, int | np.integer) or n_wires < 1:
+            raise ValueError(f"`n_wires` must be a positive integer; got {n_wires!r}.")
+        self.n_wires = int(n_wires)
+        for i, op in enumerate(operations):
+            if not isinstance(op, AbstractGate | AbstractChannel):
+                raise TypeError(f"`operations[{i}]` must be a gate or a channel; got {type(op).__name__}.")
+            try:
+                as_wires(f"operations[{i}].wires", op.wires, self.n_wires)
+            except ValueError as err:
+                raise ValueError(f"{err} (operation {type(op).__name__})") from None
+        self.operations = tuple(operations)
+
+    @property
+    def noisy(self) -> bool:
+        """True when the circuit holds a channel (then only `density_matrix` can simulate it)."""
+        return any(isinstance(op, AbstractChannel) for op in self.operations)
+
+    def statevector(self, psi0: ArrayLike | None = None) -> Array:
+        """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels."""
+        n = self.n_wires
+        for i, op in enumerate(self.operations):
+            if isinstance(op, AbstractChannel):
+                raise ValueError(f"`operations[{i}]` is a noise channel ({type(op).__name__}): simulate a noisy "
+                                 "circuit with `density_matrix`.")  # fmt: skip
+        psi = zero_state(n) if psi0 is None else _check_ket(psi0, n)
+        tensor = psi.reshape((2,) * n)
+        for op in self.operations:
+            tensor = op.apply(tensor)
+        return tensor.reshape(2**n)
+
+    def density_matrix(self, rho0: ArrayLike | None = None) -> Array:
+        """The final density matrix (2ⁿ, 2ⁿ) from `rho0` (a density matrix or a ket; default |0…0⟩⟨0…0|)."""
+        n = self.n_wires
+        if rho0 is None:
+            psi = zero_state(n)
+            rho = jnp.outer(psi, psi)
+        elif jnp.ndim(rho0) == 1:
+            psi = _check_ket(rho0, n)
+            rho = jnp.outer(psi, jnp.conj(psi))
+        else:
+            rho = _check_density(rho0, n)
+        tensor = rho.reshape((2,) * (2 * n))
+        for op in self.operations:
+            if isinstance(op, AbstractChannel):
+                tensor = op.apply_density(tensor, n)
+            else:
+                tensor = op.apply(op.apply(tensor), offset=n, conj=True)
+        return tensor.reshape(2**n, 2**n)
+
+    def unitary(self) -> Array:
+        """The circuit's 2ⁿ × 2ⁿ matrix (for tests and small n: it costs 4ⁿ memory)."""
+        n = self.n_wires
+        columns = jnp.eye(2**n, dtype=complex).reshape((2,) * n + (2**n,))
+        for op in self.operations:
+            if isinstance(op, AbstractChannel):
+                raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary.")
+            columns = op.apply(columns)
+        return columns.reshape(2**n, 2**n)
+
+
+def _check_ket(psi0, n: int) -> Array:
+    if jnp.shape(psi0) != (2**n,):
+        raise ValueError(f"`psi0` must have shape ({2**n},) for {n} wires; got {jnp.shape(psi0)}.")
+    if is_concrete(psi0):
+        norm = float(np.linalg.norm(np.asarray(psi0)))
+        if not abs(norm - 1) <= STATE_ATOL:
+            raise ValueError(f"`psi0` must be normalised; got norm {norm:.12g}.")
+    return jnp.asarray(psi0, dtype=complex)
+
+
+def _check_density(rho0, n: int) -> Array:
+    if jnp.shape(rho0) != (2**n, 2**n):
+        raise ValueError(f"`rho0` must have shape ({2**n}, {2**n}) for {n} wires; got {jnp.shape(rho0)}.")
+    if is_concrete(rho0):
+        r = np.asarray(rho0)
+        trace = np.trace(r)
+        if not abs(trace - 1) <= STATE_ATOL or not np.abs(r - r.conj().T).max() <= STATE_ATOL:
+            raise ValueError(f"`rho0` must be Hermitian with unit trace; got trace {trace:.12g}.")
+    return jnp.asarray(rho0, dtype=complex)
