@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 import difflab
-from difflab._ensemble import make_batch, run_ensemble
+from difflab.ensembles._ensemble import make_batch, run_ensemble
 from difflab.neuron import HodgkinHuxley
 
 members = int(sys.argv[1]) if len(sys.argv) > 1 else 64

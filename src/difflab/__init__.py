@@ -1,58 +1,67 @@
 """difflab: differentiable scientific simulators on JAX, Diffrax and Equinox.
 
-float64 is switched on at import (``jax_enable_x64``): validation against reference data
-needs it. Models built from float32 arrays still run in float32.
+Precision: `import difflab` switches JAX's 64-bit mode on (`jax_enable_x64`), because validation against reference
+data and gradient-based fits of stiff models need float64, and a scientist who forgets the flag gets float32 results
+that silently disagree with the references. Models built from float32 arrays still run in float32 (the dtype follows
+the parameters). To keep JAX's own default, set the environment variable `JAX_ENABLE_X64` (to `0` or `1`) before
+importing: difflab then leaves the setting alone.
+
+Layout: `core` (models, protocols, `simulate`, trajectories, checks), `solvers`, `calibration`, `ensembles`
+(batches, sweeps, designs), `data` (netCDF, NWB, units, dataset registry), the domains `neuron`, `reflector`,
+`quantum`, then `validation` and `cli`. Every public name is re-exported here or in a domain package.
 """
 
 import importlib.metadata
+import os
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+if "JAX_ENABLE_X64" not in os.environ:
+    jax.config.update("jax_enable_x64", True)
 
-from . import datasets as datasets  # noqa: E402
-from . import io as io  # noqa: E402
-from ._calibrate import calibrate as calibrate  # noqa: E402
-from ._calibration import Calibration as Calibration  # noqa: E402
-from ._designs import Grid as Grid  # noqa: E402
-from ._designs import LatinHypercube as LatinHypercube  # noqa: E402
-from ._designs import RandomDesign as RandomDesign  # noqa: E402
-from ._designs import Sobol as Sobol  # noqa: E402
-from ._diagnostics import CalibrationWarning as CalibrationWarning  # noqa: E402
-from ._ensemble import default_strategy as default_strategy  # noqa: E402
-from ._ensemble import make_batch as make_batch  # noqa: E402
-from ._ensemble import member as member  # noqa: E402
-from ._ensemble import n_members as n_members  # noqa: E402
-from ._ensemble import run_ensemble as run_ensemble  # noqa: E402
-from ._ensemble import stack as stack  # noqa: E402
-from ._ensemble import unstack as unstack  # noqa: E402
-from ._io import DataFileError as DataFileError  # noqa: E402
-from ._io import read_netcdf as read_netcdf  # noqa: E402
-from ._io import write_netcdf as write_netcdf  # noqa: E402
-from ._losses import MSE as MSE  # noqa: E402
-from ._losses import AbstractLoss as AbstractLoss  # noqa: E402
-from ._losses import FiringRate as FiringRate  # noqa: E402
-from ._losses import SpikeTimes as SpikeTimes  # noqa: E402
-from ._model import AbstractModel as AbstractModel  # noqa: E402
-from ._model import StateInfo as StateInfo  # noqa: E402
-from ._parameters import AbstractTransform as AbstractTransform  # noqa: E402
-from ._parameters import Bounded as Bounded  # noqa: E402
-from ._parameters import Identity as Identity  # noqa: E402
-from ._parameters import Log as Log  # noqa: E402
-from ._parameters import Positive as Positive  # noqa: E402
-from ._profile import profile as profile  # noqa: E402
-from ._protocol import AbstractProtocol as AbstractProtocol  # noqa: E402
-from ._protocol import Constant as Constant  # noqa: E402
-from ._protocol import PiecewiseLinear as PiecewiseLinear  # noqa: E402
-from ._protocol import Ramp as Ramp  # noqa: E402
-from ._protocol import Sampled as Sampled  # noqa: E402
-from ._protocol import Step as Step  # noqa: E402
-from ._protocol import Sum as Sum  # noqa: E402
-from ._simulate import simulate as simulate  # noqa: E402
-from ._strategies import GrowingWindows as GrowingWindows  # noqa: E402
-from ._sweep import sweep as sweep  # noqa: E402
-from ._trajectory import Trajectory as Trajectory  # noqa: E402
-from ._tsit5 import UnrolledTsit5 as UnrolledTsit5  # noqa: E402
+from . import datasets as datasets
+from . import io as io
+from .calibration import MSE as MSE
+from .calibration import AbstractLoss as AbstractLoss
+from .calibration import AbstractTransform as AbstractTransform
+from .calibration import Bounded as Bounded
+from .calibration import Calibration as Calibration
+from .calibration import CalibrationWarning as CalibrationWarning
+from .calibration import FiringRate as FiringRate
+from .calibration import GrowingWindows as GrowingWindows
+from .calibration import Identity as Identity
+from .calibration import Log as Log
+from .calibration import Positive as Positive
+from .calibration import SpikeTimes as SpikeTimes
+from .calibration import calibrate as calibrate
+from .calibration import profile as profile
+from .core import AbstractModel as AbstractModel
+from .core import AbstractProtocol as AbstractProtocol
+from .core import Constant as Constant
+from .core import PiecewiseLinear as PiecewiseLinear
+from .core import Ramp as Ramp
+from .core import Sampled as Sampled
+from .core import StateInfo as StateInfo
+from .core import Step as Step
+from .core import Sum as Sum
+from .core import Trajectory as Trajectory
+from .core import simulate as simulate
+from .ensembles import Grid as Grid
+from .ensembles import LatinHypercube as LatinHypercube
+from .ensembles import RandomDesign as RandomDesign
+from .ensembles import Sobol as Sobol
+from .ensembles import default_strategy as default_strategy
+from .ensembles import make_batch as make_batch
+from .ensembles import member as member
+from .ensembles import n_members as n_members
+from .ensembles import run_ensemble as run_ensemble
+from .ensembles import stack as stack
+from .ensembles import sweep as sweep
+from .ensembles import unstack as unstack
+from .io import DataFileError as DataFileError
+from .io import read_netcdf as read_netcdf
+from .io import write_netcdf as write_netcdf
+from .solvers import UnrolledTsit5 as UnrolledTsit5
 
 try:
     __version__ = importlib.metadata.version("difflab")

@@ -10,8 +10,8 @@ import scipy.optimize
 import xarray as xr
 
 import difflab
-from difflab._calibrate import TRACES, calibrate
-from difflab._parameters import Bounded, Log, Positive
+from difflab.calibration._calibrate import TRACES, calibrate
+from difflab.calibration._transforms import Bounded, Log, Positive
 
 from ._models import Decay, decay_data
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from difflab._calibrate import calibrate
-from difflab._parameters import Bounded, Positive
+from difflab.calibration._calibrate import calibrate
+from difflab.calibration._transforms import Bounded, Positive
 
 from ._models import Decay, decay_data
 

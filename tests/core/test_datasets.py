@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import difflab.datasets as datasets
-from difflab.datasets import _registry
+from difflab.data import _registry
 
 
 def test_hh_reference_loads_with_units():

@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from difflab._fusion import materialise
+from difflab.solvers._fusion import materialise
 
 
 def f(x, h):

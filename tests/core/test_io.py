@@ -58,7 +58,7 @@ def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch):
 
     import xarray as xr
 
-    from difflab._io import write_netcdf
+    from difflab.data._netcdf import write_netcdf
 
     original = xr.Dataset.to_netcdf
 
@@ -83,7 +83,7 @@ def test_written_files_follow_the_umask_and_stale_temporaries_are_removed(tmp_pa
 
     import xarray as xr
 
-    from difflab._io import write_netcdf
+    from difflab.data._netcdf import write_netcdf
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale = tmp_path / f".out.nc.pid{int(dead.stdout)}.abcd1234.difflab-tmp"  # left by a killed writer

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import difflab
-from difflab._resources import resource_dir
+from difflab.data._resources import resource_dir
 from difflab.neuron import (
     AbstractChannel,
     HodgkinHuxley,

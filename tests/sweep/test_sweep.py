@@ -6,8 +6,8 @@ import pytest
 import xarray as xr
 from calibration._models import Decay
 
-from difflab._designs import Grid, LatinHypercube, RandomDesign, Sobol
-from difflab._sweep import sweep
+from difflab.ensembles._designs import Grid, LatinHypercube, RandomDesign, Sobol
+from difflab.ensembles._sweep import sweep
 
 TS = np.linspace(0.0, 2.0, 5)
 

@@ -43,7 +43,7 @@ def fit(
     overwrite: Annotated[bool, typer.Option(help="Replace the result file if it exists.")] = False,
 ) -> None:
     """Fit the parameters named in the config to measured data; write estimates, losses and history."""
-    from .._calibrate import calibrate
+    from ..calibration._calibrate import calibrate
 
     spec, base = read_config(config)
     try:
@@ -83,7 +83,7 @@ def fit(
 
 def _writable_folder(folder: Path) -> bool:
     """Whether ``folder`` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
-    from .._io import ensure_writable_folder
+    from ..data._netcdf import ensure_writable_folder
 
     try:
         ensure_writable_folder(folder)
@@ -134,11 +134,11 @@ def _load_data(spec: dict[str, Any], base: Path):
     if "dataset" in spec:
         ds = difflab.datasets.load(spec["dataset"])
     elif "file" in spec:
-        from .._io import read_netcdf
+        from ..data._netcdf import read_netcdf
 
         ds = read_netcdf(_path(base, spec["file"]))
     else:
-        from .._nwb import read_nwb
+        from ..data._nwb import read_nwb
 
         options = {k: spec[k] for k in ("area_um2", "capacitance_pF", "specific_capacitance", "sweeps") if k in spec}
         rec = read_nwb(_path(base, spec["nwb"]), **options)
@@ -157,7 +157,7 @@ def _load_data(spec: dict[str, Any], base: Path):
 
 
 def _transform(name: str, spec):
-    from .._parameters import Bounded, Identity, Log, Positive
+    from ..calibration._transforms import Bounded, Identity, Log, Positive
 
     named = {"log": Log, "positive": Positive, "identity": Identity}
     if isinstance(spec, list):
@@ -186,7 +186,7 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(result, path: Path, overwrite: bool) -> None:
-    from .._io import write_netcdf
+    from ..data._netcdf import write_netcdf
 
     write_netcdf(result.to_dataset(), path, overwrite=overwrite)
 

@@ -64,7 +64,7 @@ def simulate(
     except (PresetError, ValueError) as err:
         raise fail(str(err)) from None
     ds = _run(model, drive, ts, preset)
-    from .._io import write_netcdf
+    from ..data._netcdf import write_netcdf
 
     write_netcdf(ds, output, overwrite=overwrite)
     typer.echo(f"wrote {output}")
@@ -82,7 +82,7 @@ def _check_output(output: Path, overwrite: bool) -> None:
 
 
 def _protocol(text, amplitude, start, stop):
-    from .._protocol import Step
+    from ..core._protocol import Step
     from ..validation import parse_protocol
 
     if text is not None and amplitude is not None:
@@ -106,7 +106,7 @@ def _save_times(t_end: float, dt_save: float) -> np.ndarray:
 
 
 def _run(model, drive, ts, preset):
-    from .._simulate import simulate as run
+    from ..core._simulate import simulate as run
     from ..validation._protocols import describe_protocol
 
     traj = run(model, drive, ts)

@@ -25,7 +25,7 @@ def sweep(
     config: Annotated[Path, typer.Argument(help="TOML file describing the study (see examples/sweep_hh.toml).")],
 ) -> None:
     """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""
-    from .._sweep import sweep as run_sweep
+    from ..ensembles._sweep import sweep as run_sweep
 
     spec, base = read_config(config)
     try:
@@ -58,7 +58,7 @@ def sweep(
 
 def make_design(spec: dict[str, Any]):
     """A design from its TOML table."""
-    from .._designs import Grid, LatinHypercube, RandomDesign, Sobol
+    from ..ensembles._designs import Grid, LatinHypercube, RandomDesign, Sobol
 
     kind = spec.get("type", "grid")
     if kind == "grid":

@@ -11,8 +11,8 @@ Names are ``"<group>/<file stem or file name>"``, e.g. ``"hh/hh_step_10uA"`` or
 ``"fast/nodes.csv"``.
 """
 
-from ._registry import DatasetError as DatasetError
-from ._registry import available as available
-from ._registry import load as load
-from ._registry import path as path
-from ._registry import sha256 as sha256
+from ..data._registry import DatasetError as DatasetError
+from ..data._registry import available as available
+from ..data._registry import load as load
+from ..data._registry import path as path
+from ..data._registry import sha256 as sha256

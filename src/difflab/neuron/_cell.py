@@ -10,8 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from .._errors import check_finite, check_nonnegative, check_positive, is_concrete
-from .._model import AbstractModel, StateInfo
+from ..core._checks import check_finite, check_nonnegative, check_positive, is_concrete
+from ..core._model import AbstractModel, StateInfo
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._rates import hh_rates
 

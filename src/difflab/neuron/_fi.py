@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from .._errors import is_concrete
-from .._protocol import Step
-from .._simulate import simulate
+from ..core._checks import is_concrete
+from ..core._protocol import Step
+from ..core._simulate import simulate
 from ._cell import DEFAULT_DT, HodgkinHuxley
 from ._features import firing_rate, spike_count
 

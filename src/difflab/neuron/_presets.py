@@ -8,7 +8,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from .._resources import resource_dir
+from ..data._resources import resource_dir
 from ._cell import HodgkinHuxley
 from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 

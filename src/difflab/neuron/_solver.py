@@ -47,7 +47,7 @@ import jax.numpy as jnp
 from diffrax import AbstractLocalInterpolation, AbstractSolver, AbstractTerm
 from jaxtyping import Array
 
-from .._fusion import materialise
+from ..solvers._fusion import materialise
 
 
 def _relaxation_factor(z):

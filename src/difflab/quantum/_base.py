@@ -1,15 +1,25 @@
-"""What the Schrödinger and Lindblad models share: a Hamiltonian with drives and an initial state."""
+r"""What the Schrödinger and Lindblad models share: a Hamiltonian with drives, its value at time t, the largest safe
+step, and an initial state.
+
+$$ H(t) = H_0 + \sum_j u_j(t)\,H_j $$
+
+in angular-frequency units (rad per time unit, $\hbar = 1$).
+"""
 
 from __future__ import annotations
 
 import diffrax
 import equinox as eqx
-from jaxtyping import Array, ArrayLike
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike, Float
 
-from .._model import AbstractModel
+from ..core._model import AbstractModel
+from ..core._protocol import AbstractProtocol
+from ._checks import check_hermitian, check_same_dim
 from ._drives import Controls, Drive
-from ._hamiltonian import control_values, controls_of, hamiltonian_at, max_step
-from ._operator import Operator
+from ._operator import Operator, as_operator
+from ._pulses import feature_time
 
 
 class AbstractQuantumModel(AbstractModel):
@@ -38,3 +48,52 @@ class AbstractQuantumModel(AbstractModel):
     def default_stepsize_controller(self):
         """PID at rtol 1e-6, atol 1e-8, with the maximum step set by the shortest pulse feature."""
         return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
+
+
+def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple[Drive, ...]]:
+    """Check and convert `H0` and `drives` (Hermitian, matching dimensions)."""
+    check_hermitian(H0, "H0")
+    H0 = as_operator(H0, name="H0", layout=layout)
+    return H0, convert_drive_list(drives, H0.n, reference="H0")
+
+
+def convert_drive_list(drives, n: int, *, reference: str = "H") -> tuple[Drive, ...]:
+    """Check drives: `Drive`s or `(protocol, operator)` pairs with Hermitian n×n operators."""
+    converted = []
+    for j, drive in enumerate(drives):
+        if not isinstance(drive, Drive):
+            if isinstance(drive, tuple | list) and len(drive) == 2:
+                drive = Drive(*drive)
+            else:
+                raise TypeError(f"`drives[{j}]` must be a Drive or a (protocol, operator) pair, got {drive!r}.")
+        check_same_dim(drive.operator, n, f"drives[{j}].operator", reference)
+        check_hermitian(drive.operator, f"drives[{j}].operator")
+        converted.append(drive)
+    return tuple(converted)
+
+
+def controls_of(drives: tuple[Drive, ...]) -> Controls:
+    """The drives' protocols as one `Controls` protocol."""
+    return Controls(*(d.protocol for d in drives))
+
+
+def hamiltonian_at(H0: Operator, drives: tuple[Drive, ...], u: Float[Array, " drives"]) -> Operator:
+    """$H_0 + \\sum_j u_j H_j$ for the control values `u` (rad per time unit)."""
+    H = H0
+    for j, drive in enumerate(drives):
+        H = H + u[j] * drive.operator
+    return H
+
+
+def control_values(drives: tuple[Drive, ...], args, t) -> Float[Array, " drives"]:
+    """Control values at `t`: from `args` when a protocol is passed to `simulate`, else from the drives."""
+    if not drives:
+        return jnp.zeros((0,))
+    protocol = args if isinstance(args, AbstractProtocol) else controls_of(drives)
+    return jnp.reshape(protocol(t), (len(drives),))
+
+
+def max_step(drives: tuple[Drive, ...]) -> float | None:
+    """Half the shortest feature of any drive (time units), or `None` when no drive has one."""
+    shortest = min((feature_time(d.protocol) for d in drives), default=np.inf)
+    return None if not np.isfinite(shortest) else 0.5 * shortest

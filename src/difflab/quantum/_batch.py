@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
-from .._ensemble import _deal
+from ..ensembles._ensemble import _deal
 
 __all__ = ["BATCH_MODES", "run_members"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .._errors import is_concrete
-from ._layout import RealDense
+from ..core._checks import is_concrete
 from ._operator import Operator
+from ._storage import RealDense
 
 __all__ = ["check_density", "check_finite", "check_hermitian", "check_ket", "check_same_dim"]
 

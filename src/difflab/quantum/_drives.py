@@ -16,7 +16,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex, Float
 
-from .._protocol import AbstractProtocol, Constant
+from ..core._protocol import AbstractProtocol, Constant
 from ._operator import Operator, as_operator
 
 __all__ = ["Controls", "Drive"]

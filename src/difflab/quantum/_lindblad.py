@@ -18,11 +18,10 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex
 
-from .._model import StateInfo
-from ._base import AbstractQuantumModel
+from ..core._model import StateInfo
+from ._base import AbstractQuantumModel, convert_drives
 from ._checks import check_density, check_finite, check_same_dim
 from ._drives import Drive
-from ._hamiltonian import convert_drives
 from ._operator import Operator, as_operator
 from ._schrodinger import split_state
 

@@ -22,13 +22,13 @@ import numpy as np
 import xarray as xr
 from jaxtyping import ArrayLike, Complex, Float
 
-from .._errors import check_finite, check_increasing
-from .._tsit5 import UnrolledTsit5
+from ..core._checks import check_finite, check_increasing
+from ..solvers._tsit5 import UnrolledTsit5
+from ._base import convert_drive_list, max_step
 from ._batch import run_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
 from ._dataset import to_dataset
-from ._hamiltonian import convert_drive_list, max_step
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, cached_operator
 from ._schrodinger import SchrodingerModel, split_state

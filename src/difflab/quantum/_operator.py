@@ -20,8 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex, Float
 
-from . import _layout
-from ._layout import AbstractRealOp, RealDense, RealDia
+from . import _storage as _layout
+from ._storage import AbstractRealOp, RealDense, RealDia
 
 __all__ = ["Operator", "as_operator", "dense", "dia"]
 

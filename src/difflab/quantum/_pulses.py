@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from .._errors import check_increasing, is_concrete
-from .._protocol import AbstractProtocol, min_concrete
+from ..core._checks import check_increasing, is_concrete
+from ..core._protocol import AbstractProtocol, min_concrete
 
 __all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
 

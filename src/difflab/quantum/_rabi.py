@@ -16,12 +16,12 @@ from typing import ClassVar
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from .._model import AbstractModel, StateInfo
+from ..core._model import AbstractModel, StateInfo
 from ._lindblad import LindbladModel
 from ._observables import expect_dm
 from ._operator import dia
-from ._operators import sigmam, sigmax, sigmaz
 from ._readout import Readout
+from ._standard_operators import sigmam, sigmax, sigmaz
 
 __all__ = ["RabiQubit", "readout_observer"]
 

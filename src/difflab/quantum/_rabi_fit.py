@@ -14,11 +14,11 @@ import diffrax
 import numpy as np
 import xarray as xr
 
-from .._calibrate import calibrate
-from .._calibration import Calibration
-from .._parameters import Bounded, Positive
-from .._simulate import simulate
-from .._strategies import GrowingWindows
+from ..calibration._calibrate import calibrate
+from ..calibration._result import Calibration
+from ..calibration._strategies import GrowingWindows
+from ..calibration._transforms import Bounded, Positive
+from ..core._simulate import simulate
 from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
 

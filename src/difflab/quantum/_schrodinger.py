@@ -15,12 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Complex
 
-from .._errors import is_concrete
-from .._model import StateInfo
-from ._base import AbstractQuantumModel
+from ..core._checks import is_concrete
+from ..core._model import StateInfo
+from ._base import AbstractQuantumModel, convert_drives
 from ._checks import check_ket
 from ._drives import Drive
-from ._hamiltonian import convert_drives
 from ._operator import Operator
 
 __all__ = ["SchrodingerModel"]

@@ -13,11 +13,11 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from .._model import StateInfo
-from .._simulate import simulate
-from .._trajectory import Trajectory
-from .._tsit5 import UnrolledTsit5
-from ._hamiltonian import max_step
+from ..core._model import StateInfo
+from ..core._simulate import simulate
+from ..core._trajectory import Trajectory
+from ..solvers._tsit5 import UnrolledTsit5
+from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
 from ._operator import Operator, as_operator

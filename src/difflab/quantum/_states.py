@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex, Num
 
-from ._operators import _check_dim, _constant, _dtype
+from ._standard_operators import _check_dim, _constant, _dtype
 
 __all__ = ["basis", "coherent", "fock", "fock_dm", "ket2dm"]
 

@@ -17,9 +17,9 @@ from jaxtyping import Array, ArrayLike
 
 from ._drives import Drive
 from ._operator import dia
-from ._operators import destroy, number
 from ._pulses import GaussianPulse
 from ._schrodinger import SchrodingerModel
+from ._standard_operators import destroy, number
 
 __all__ = ["drag_pulses", "transmon"]
 

@@ -15,7 +15,7 @@ from ..validation._metrics import max_abs_error
 from ..validation._runner import CaseOutcome, Runner, metric
 from ..validation._spec import CaseSpec
 from ._mesolve import mesolve
-from ._operators import destroy, eye, sigmam, sigmax, sigmay, sigmaz, tensor
+from ._standard_operators import destroy, eye, sigmam, sigmax, sigmay, sigmaz, tensor
 from ._states import basis, coherent
 
 __all__ = ["RUNNERS"]

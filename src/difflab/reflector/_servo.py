@@ -19,7 +19,7 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from .._model import AbstractModel, StateInfo
+from ..core._model import AbstractModel, StateInfo
 
 
 class ActuatorServo(AbstractModel):

@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from .._protocol import Step, Sum
-from .._simulate import simulate
+from ..core._protocol import Step, Sum
+from ..core._simulate import simulate
 from ._servo import ActuatorServo
 
 #: The step command: (small amplitude m, start s, switch time s, large level m).
@@ -52,7 +52,7 @@ def synthetic_step_response(
 
 def fit_servo(data: xr.Dataset, *, time_constant0: float = 5.0, max_speed0: float = 3e-3, steps: int = 60):
     """Fit (τ, v_max) to a step-response recording; returns a :class:`difflab.Calibration`."""
-    from .._calibrate import calibrate
+    from ..calibration._calibrate import calibrate
 
     model = ActuatorServo(0.0, time_constant0, max_speed0)
     return calibrate(

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from .._protocol import AbstractProtocol
+from ..core._protocol import AbstractProtocol
 from ._constants import APERTURE_RADIUS
 from ._geometry import Geometry
 from ._paraboloid import ideal_extensions

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 
-from .._io import umask
+from ..data._netcdf import umask
 from ._constants import MAX_EXTENSION
 from ._geometry import Geometry
 

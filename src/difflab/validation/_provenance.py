@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .._resources import resource_dir
+from ..data._resources import resource_dir
 
 _PACKAGES = ("difflab", "jax", "jaxlib", "diffrax", "equinox", "numpy", "xarray", "matplotlib")
 

@@ -106,8 +106,8 @@ class CaseResult:
 # ``difflab.<domain>._validation`` module with a ``RUNNERS = {kind: Runner}`` dict: a kind
 # "<domain>.<name>" is looked up there when it is not registered here.
 _RUNNERS: dict[str, Runner | str] = {
-    "neuron.trace": "difflab.validation._neuron:TRACE",
-    "neuron.fi_curve": "difflab.validation._neuron:FI_CURVE",
+    "neuron.trace": "difflab.neuron._validation:TRACE",
+    "neuron.fi_curve": "difflab.neuron._validation:FI_CURVE",
 }
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import xarray as xr
 
-from .._io import DataFileError, read_netcdf
-from .._resources import resource_dir
+from ..data._netcdf import DataFileError, read_netcdf
+from ..data._resources import resource_dir
 
 _COMMON = {"title": str, "kind": str, "model": str, "description": str, "metrics": dict}
 _TYPE_NAMES = {str: "a string", dict: "a table", float: "a number", int: "an integer", list: "an array"}

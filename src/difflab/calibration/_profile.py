@@ -87,7 +87,7 @@ def profile(
 
 def _measured(model, data, kwargs) -> int:
     """Number of measured samples of the fitted variables (as `calibrate` counts them)."""
-    from ._fitdata import as_fit_data
+    from ._measured import as_fit_data
 
     variables = kwargs.get("variables")
     available = list(variables or []) if kwargs.get("observe") is not None else [s.name for s in model.states]

@@ -49,7 +49,7 @@ class AbstractModel(eqx.Module):
     # Hooks with defaults: a model may know which scheme suits its structure best.
     def default_solver(self) -> Any:
         """The solver [`difflab.simulate`][] uses when none is given (default: [`difflab.UnrolledTsit5`][])."""
-        from ._tsit5 import UnrolledTsit5
+        from ..solvers._tsit5 import UnrolledTsit5
 
         return UnrolledTsit5()
 

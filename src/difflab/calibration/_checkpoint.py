@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ._fingerprint import dataset_checksum
-from ._io import read_netcdf, write_netcdf
+from ..data._fingerprint import dataset_checksum
+from ..data._netcdf import read_netcdf, write_netcdf
 
 FORMAT = "difflab-calibration-checkpoint-1"
 

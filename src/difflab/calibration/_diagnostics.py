@@ -24,7 +24,7 @@ import jax
 import numpy as np
 import xarray as xr
 
-from ._simulate import _default_dt0
+from ..core._simulate import _default_dt0
 from ._uncertainty import fit_statistics, noise_sigma
 
 #: Refine when the optimum moves by more than this fraction of a standard error.

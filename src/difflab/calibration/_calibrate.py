@@ -20,21 +20,21 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, PRNGKeyArray
 
+from ..core._checks import is_concrete
+from ..core._model import AbstractModel
+from ..core._paths import get_path
+from ..core._protocol import AbstractInterpolated, Sum
+from ..data._fingerprint import callable_identity, tree_fingerprint
+from ..data._netcdf import ensure_writable_folder
 from . import _checkpoint
-from ._calibration import Calibration, _evaluate, assemble
 from ._diagnostics import best_members, finer, halvings_needed, member_statistics, user_fixed_resolution
-from ._errors import is_concrete
-from ._fingerprint import callable_identity, tree_fingerprint
-from ._fitdata import FitData, as_fit_data
-from ._io import ensure_writable_folder
 from ._losses import as_loss
-from ._model import AbstractModel
+from ._measured import FitData, as_fit_data
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
 from ._optimizers import as_adapter
-from ._parameters import AbstractTransform, as_transform
-from ._paths import get_path
-from ._protocol import AbstractInterpolated, Sum
+from ._result import Calibration, _evaluate, assemble
 from ._strategies import GrowingWindows, check_strategy, describe, linear_start, window_members
+from ._transforms import AbstractTransform, as_transform
 
 #: How often each jitted function has been traced (a retrace means a recompilation).
 TRACES: collections.Counter = collections.Counter()

@@ -28,11 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
-from ._errors import is_concrete
-from ._model import AbstractModel
-from ._paths import get_path, where_path
-from ._simulate import simulate
-from ._trajectory import Trajectory
+from ..core._checks import is_concrete
+from ..core._model import AbstractModel
+from ..core._paths import get_path, where_path
+from ..core._simulate import simulate
+from ..core._trajectory import Trajectory
 
 STRATEGIES = ("vmap", "map", "chunked")
 #: Default bound on the memory of one host block of an ensemble (bytes).

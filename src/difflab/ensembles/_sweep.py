@@ -18,11 +18,11 @@ import jax
 import numpy as np
 import xarray as xr
 
+from ..core._model import AbstractModel
+from ..data._fingerprint import callable_identity, dataset_checksum, tree_fingerprint
+from ..data._netcdf import write_netcdf
 from ._designs import AbstractDesign
 from ._ensemble import make_batch, run_ensemble
-from ._fingerprint import callable_identity, dataset_checksum, tree_fingerprint
-from ._io import write_netcdf
-from ._model import AbstractModel
 
 Observable = Callable[[Any], Any]
 

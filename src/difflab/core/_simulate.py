@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ._errors import check_finite, check_increasing, is_concrete
+from ._checks import check_finite, check_increasing, is_concrete
 from ._model import AbstractModel, StateInfo
 from ._protocol import AbstractProtocol
 from ._trajectory import Trajectory

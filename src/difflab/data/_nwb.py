@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ._io import DataFileError
-from ._protocol import Sampled
+from ..core._protocol import Sampled
+from ._netcdf import DataFileError
 
 
 @dataclasses.dataclass(frozen=True)

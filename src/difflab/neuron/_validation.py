@@ -12,12 +12,12 @@ import diffrax
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._figures import MODEL_STYLE, REFERENCE_STYLE, overlay_figure
-from ._metrics import count_error, event_time_errors, event_time_max_error, max_abs_error, rms_error
-from ._presets import PresetError, load_model, preset_file
-from ._protocols import describe_protocol, protocol_from_table
-from ._runner import CaseOutcome, Runner, metric
-from ._spec import CaseError, CaseSpec
+from ..validation._figures import MODEL_STYLE, REFERENCE_STYLE, overlay_figure
+from ..validation._metrics import count_error, event_time_errors, event_time_max_error, max_abs_error, rms_error
+from ..validation._presets import PresetError, load_model, preset_file
+from ..validation._protocols import describe_protocol, protocol_from_table
+from ..validation._runner import CaseOutcome, Runner, metric
+from ..validation._spec import CaseError, CaseSpec
 
 _SIMULATION = {"simulation.solver": str, "simulation.dt0": float, "simulation.rtol": float, "simulation.atol": float}
 _SOLVERS = ("default", "Tsit5", "Dopri5", "Dopri8", "Kvaerno5")

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ._errors import check_finite, check_increasing, is_concrete
+from ._checks import check_finite, check_increasing, is_concrete
 
 
 def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import xarray as xr
 
-from .._io import DataFileError, read_netcdf
-from .._resources import resource_dir
+from ._netcdf import DataFileError, read_netcdf
+from ._resources import resource_dir
 
 
 class DatasetError(DataFileError):

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from ._errors import check_finite, check_increasing
-from ._units import conversion_factor
+from ..core._checks import check_finite, check_increasing
+from ..data._units import conversion_factor
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +64,7 @@ def as_fit_data(
 
     ``model_units`` (the model's units by output name) and ``time_units``: variables and the ``time``
     coordinate whose ``units`` attribute names another SI prefix of the same unit are converted
-    (volts to mV, seconds to ms); other units are refused (see ``difflab._units``).
+    (volts to mV, seconds to ms); other units are refused (see ``difflab.data._units``).
 
     Raises:
         ValueError / TypeError: no time axis, non-increasing or non-finite times, a variable

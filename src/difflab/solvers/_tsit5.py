@@ -13,7 +13,7 @@ same step sequence under the same controller). Two things differ in how a step i
   when only a function of the state is saved (an expectation value, one voltage) XLA computes just the entries
   that function reads.
 
-Each stage input is written to memory once (see `difflab._fusion.materialise`) before the right-hand side
+Each stage input is written to memory once (see `difflab.solvers._fusion.materialise`) before the right-hand side
 reads it; otherwise XLA would recompute the stage sum inside every diagonal of a diagonal-sparse operator.
 
 Measured on a Lindblad problem (Jaynes–Cummings, ρ of 60 × 60, 248 steps, 500 saved expectation values,

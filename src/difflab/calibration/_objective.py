@@ -18,11 +18,11 @@ import jax.numpy as jnp
 import optax
 import optimistix as optx
 
+from ..core._model import AbstractModel
+from ..core._paths import where_path
+from ..core._simulate import simulate
 from ._losses import AbstractLoss
-from ._model import AbstractModel
-from ._parameters import AbstractTransform
-from ._paths import where_path
-from ._simulate import simulate
+from ._transforms import AbstractTransform
 
 
 class Problem(eqx.Module):

@@ -11,9 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
+from ..core._model import AbstractModel
 from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
 from ._losses import MSE
-from ._model import AbstractModel
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,4 @@
+"""difflab's own diffrax solvers and their helpers (domain solvers such as `difflab.neuron.RushLarsenCN` live with
+their domain)."""
+
+from ._tsit5 import UnrolledTsit5 as UnrolledTsit5
