@@ -5,12 +5,16 @@ Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gate
 own qubit axes (never a 2ⁿ × 2ⁿ matrix).
 """
 
+from ._ansatz import h2_ansatz as h2_ansatz
+from ._ansatz import hardware_efficient as hardware_efficient
+from ._ansatz import qaoa as qaoa
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import AmplitudeDamping as AmplitudeDamping
 from ._channels import Dephasing as Dephasing
 from ._channels import Depolarizing as Depolarizing
 from ._channels import Kraus as Kraus
 from ._channels import ReadoutError as ReadoutError
+from ._chemistry import h2_vqe_curve as h2_vqe_curve
 from ._circuit import Circuit as Circuit
 from ._circuit import zero_state as zero_state
 from ._gates import AbstractGate as AbstractGate
@@ -20,11 +24,20 @@ from ._gates import Gate as Gate
 from ._gates import PauliRotation as PauliRotation
 from ._gates import PhaseShift as PhaseShift
 from ._gates import Unitary as Unitary
+from ._hamiltonians import h2_data as h2_data
+from ._hamiltonians import h2_hamiltonian as h2_hamiltonian
+from ._hamiltonians import maxcut_brute_force as maxcut_brute_force
+from ._hamiltonians import maxcut_hamiltonian as maxcut_hamiltonian
+from ._hamiltonians import tfim_hamiltonian as tfim_hamiltonian
 from ._measure import measure as measure
 from ._measure import probabilities as probabilities
 from ._measure import sample as sample
+from ._optimize import VariationalResult as VariationalResult
+from ._optimize import minimize as minimize
+from ._optimize import vqe as vqe
 from ._pauli import PauliSum as PauliSum
 from ._pauli import expectation as expectation
+from ._pulse import PulseGate as PulseGate
 from ._standard_gates import CNOT as CNOT
 from ._standard_gates import CRX as CRX
 from ._standard_gates import CRY as CRY
@@ -49,3 +62,17 @@ from ._standard_gates import Toffoli as Toffoli
 from ._standard_gates import X as X
 from ._standard_gates import Y as Y
 from ._standard_gates import Z as Z
+
+
+def _register_runners() -> None:
+    """Join `difflab validate`'s registry (kinds `quantum.circuit_statevector`, `quantum.circuit_noisy`,
+    `quantum.h2_vqe`)."""
+    from difflab.validation import register_runner
+
+    from ._validation import RUNNERS
+
+    for kind, runner in RUNNERS.items():
+        register_runner(kind, runner, replace=True)
+
+
+_register_runners()

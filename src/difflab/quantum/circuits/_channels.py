@@ -66,7 +66,7 @@ class Kraus(AbstractChannel):
     def __init__(self, operators: ArrayLike, wires):
         self.wires = as_wires("wires", wires)
         d = 2 ** len(self.wires)
-        shape = jnp.shape(operators)
+        shape = np.shape(operators)
         if len(shape) != 3 or shape[1:] != (d, d):
             raise ValueError(f"`operators` must have shape (K, {d}, {d}) for {len(self.wires)} wire(s); got {shape}.")
         if is_concrete(operators):

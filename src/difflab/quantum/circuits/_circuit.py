@@ -86,7 +86,7 @@ class Circuit(eqx.Module):
         if rho0 is None:
             psi = zero_state(n)
             rho = jnp.outer(psi, psi)
-        elif jnp.ndim(rho0) == 1:
+        elif np.ndim(rho0) == 1:
             psi = _check_ket(rho0, n)
             rho = jnp.outer(psi, jnp.conj(psi))
         else:
@@ -111,8 +111,8 @@ class Circuit(eqx.Module):
 
 
 def _check_ket(psi0, n: int) -> Array:
-    if jnp.shape(psi0) != (2**n,):
-        raise ValueError(f"`psi0` must have shape ({2**n},) for {n} wires; got {jnp.shape(psi0)}.")
+    if np.shape(psi0) != (2**n,):
+        raise ValueError(f"`psi0` must have shape ({2**n},) for {n} wires; got {np.shape(psi0)}.")
     if is_concrete(psi0):
         norm = float(np.linalg.norm(np.asarray(psi0)))
         if not abs(norm - 1) <= STATE_ATOL:
@@ -121,8 +121,8 @@ def _check_ket(psi0, n: int) -> Array:
 
 
 def _check_density(rho0, n: int) -> Array:
-    if jnp.shape(rho0) != (2**n, 2**n):
-        raise ValueError(f"`rho0` must have shape ({2**n}, {2**n}) for {n} wires; got {jnp.shape(rho0)}.")
+    if np.shape(rho0) != (2**n, 2**n):
+        raise ValueError(f"`rho0` must have shape ({2**n}, {2**n}) for {n} wires; got {np.shape(rho0)}.")
     if is_concrete(rho0):
         r = np.asarray(rho0)
         trace = np.trace(r)

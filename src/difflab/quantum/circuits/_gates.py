@@ -190,9 +190,9 @@ class Unitary(AbstractGate):
     def __init__(self, matrix: ArrayLike, wires):
         self.wires = as_wires("wires", wires)
         d = 2 ** len(self.wires)
-        if jnp.shape(matrix) != (d, d):
+        if np.shape(matrix) != (d, d):
             raise ValueError(f"`matrix` must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
-                             f"got {jnp.shape(matrix)}.")  # fmt: skip
+                             f"got {np.shape(matrix)}.")  # fmt: skip
         check_unitary(matrix, "matrix")
         self.matrix_ = jnp.asarray(matrix, dtype=complex)
 

@@ -22,7 +22,7 @@ __all__ = ["measure", "probabilities", "sample"]
 
 
 def _n_wires(state) -> int:
-    shape = jnp.shape(state)
+    shape = np.shape(state)
     dim = shape[0] if shape else 0
     n = round(float(np.log2(dim))) if dim > 1 else 0
     if n < 1 or 2**n != dim or shape not in ((dim,), (dim, dim)):

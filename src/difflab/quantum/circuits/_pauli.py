@@ -42,9 +42,9 @@ class PauliSum(eqx.Module):
         strings = tuple(s.upper() for s in strings)
         if not strings:
             raise ValueError("`strings` must hold at least one Pauli string; got none.")
-        if jnp.shape(coefficients) != (len(strings),):
+        if np.shape(coefficients) != (len(strings),):
             raise ValueError(f"`coefficients` must have shape ({len(strings)},), one per string; "
-                             f"got {jnp.shape(coefficients)}.")  # fmt: skip
+                             f"got {np.shape(coefficients)}.")  # fmt: skip
         n = len(strings[0])
         for i, s in enumerate(strings):
             if len(s) != n:
@@ -102,11 +102,11 @@ def expectation(observable: PauliSum, state: Array) -> Array:
     if not isinstance(observable, PauliSum):
         raise TypeError(f"`observable` must be a PauliSum; got {type(observable).__name__}.")
     n = observable.n_wires
-    density = jnp.ndim(state) == 2
+    density = np.ndim(state) == 2
     want = (2**n, 2**n) if density else (2**n,)
-    if jnp.shape(state) not in ((2**n,), (2**n, 2**n)):
+    if np.shape(state) not in ((2**n,), (2**n, 2**n)):
         raise ValueError(f"`state` must have shape {(2**n,)} or {(2**n, 2**n)} for Pauli strings of length {n}; "
-                         f"got {jnp.shape(state)}.")  # fmt: skip
+                         f"got {np.shape(state)}.")  # fmt: skip
     state = jnp.asarray(state)
     tensor = state.reshape((2,) * (2 * n if density else n))
     probs = (jnp.real(jnp.diagonal(state)) if density else jnp.abs(state) ** 2).reshape((2,) * n)

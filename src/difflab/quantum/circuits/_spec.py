@@ -25,13 +25,19 @@ _MAKERS = {
 }  # fmt: skip
 
 
-def circuit_from_spec(n_wires: int, operations: str | Sequence) -> Circuit:
+def circuit_from_spec(n_wires: int, operations: str | Sequence, params=None) -> Circuit:
     """A `Circuit` from `[[name, wires, params], ...]` (or its JSON text), names as in PennyLane (`Hadamard`, `CRZ`,
-    `AmplitudeDamping`, ...), parameters first as in PennyLane's signatures."""
+    `AmplitudeDamping`, ...), parameters first as in PennyLane's signatures.
+
+    `params`, if given, replaces the stored parameters in order (one value per parametrised operation), so that
+    `jax.grad` of a function of the circuit differentiates with respect to them.
+    """
     ops = json.loads(operations) if isinstance(operations, str) else operations
-    built = []
-    for i, (name, wires, params) in enumerate(ops):
+    built, k = [], 0
+    for i, (name, wires, values) in enumerate(ops):
         if name not in _MAKERS:
             raise ValueError(f"`operations[{i}]`: unknown operation {name!r}; known: {', '.join(sorted(_MAKERS))}.")
-        built.append(_MAKERS[name](*params, *wires))
+        if params is not None and values:
+            values, k = [params[k + j] for j in range(len(values))], k + len(values)
+        built.append(_MAKERS[name](*values, *wires))
     return Circuit(n_wires, built)

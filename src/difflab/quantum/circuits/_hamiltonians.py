@@ -1,0 +1,91 @@
+r"""Test Hamiltonians as `PauliSum`s: H₂ in a minimal basis, the transverse-field Ising chain, MaxCut costs.
+
+- H₂, STO-3G, Jordan–Wigner, 4 qubits (spin orbitals 0↑ 0↓ 1↑ 1↓ on wires 0–3): coefficients shipped in
+  `datasets/quantum/circuits/h2_sto3g_jw.nc` at 15 bond lengths (0.3–2.5 Å), generated with PennyLane 0.45.1
+  `qml.qchem.molecular_hamiltonian` (restricted Hartree–Fock, nuclear repulsion in the identity term). The
+  equilibrium (0.7414 Å) ground energy is −1.137270 Ha, the STO-3G full-CI value of O'Malley et al.,
+  Phys. Rev. X 6, 031007 (2016) and Kandala et al., Nature 549, 242 (2017). Energies in hartree.
+- TFIM: $H = -J\sum_i Z_i Z_{i+1} - h\sum_i X_i$ (open or periodic chain); $J$, $h$ in any energy unit (rad/ns in
+  difflab's quantum convention).
+- MaxCut of a graph with edges $E$: $H = -C$, $C = \sum_{(i,j)\in E} \tfrac12 (1 - Z_i Z_j)$ the cut size, so the
+  ground energy is minus the maximum cut (Farhi, Goldstone & Gutmann, arXiv:1411.4028).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._apply import as_wires
+from ._pauli import PauliSum
+
+__all__ = ["h2_data", "h2_hamiltonian", "maxcut_brute_force", "maxcut_hamiltonian", "tfim_hamiltonian"]
+
+H2_DATASET = "quantum/circuits/h2_sto3g_jw.nc"
+
+
+def h2_data():
+    """The shipped H₂ dataset (`xarray.Dataset`): `coefficient` (bond_length, term), coordinate `pauli` (term),
+    `exact_energy` and `hf_energy` (bond_length) in hartree; bond lengths in Å."""
+    import difflab.datasets
+
+    return difflab.datasets.load(H2_DATASET)
+
+
+def h2_hamiltonian(bond_length: float) -> PauliSum:
+    """The 4-qubit H₂ Hamiltonian (hartree) at `bond_length` (Å), one of the 15 tabulated values."""
+    ds = h2_data()
+    lengths = ds.bond_length.values
+    match = np.flatnonzero(np.isclose(lengths, bond_length, rtol=0, atol=1e-9))
+    if match.size != 1:
+        raise ValueError(f"`bond_length` must be one of the tabulated values {lengths.tolist()} Å; "
+                         f"got {bond_length!r}.")  # fmt: skip
+    return PauliSum(ds.coefficient.values[match[0]], [str(s) for s in ds.pauli.values])
+
+
+def tfim_hamiltonian(n_wires: int, J: float = 1.0, h: float = 1.0, *, periodic: bool = False) -> PauliSum:
+    """Transverse-field Ising chain $-J\\sum Z_iZ_{i+1} - h\\sum X_i$ on `n_wires` ≥ 2 qubits."""
+    if isinstance(n_wires, bool) or not isinstance(n_wires, int) or n_wires < 2:
+        raise ValueError(f"`n_wires` must be an integer >= 2; got {n_wires!r}.")
+    bonds = [(i, i + 1) for i in range(n_wires - 1)] + ([(n_wires - 1, 0)] if periodic and n_wires > 2 else [])
+    strings = [_word(n_wires, {i: "Z", j: "Z"}) for i, j in bonds] + [_word(n_wires, {i: "X"}) for i in range(n_wires)]
+    coefficients = [-J] * len(bonds) + [-h] * n_wires
+    return PauliSum(np.asarray(coefficients, dtype=float), strings)
+
+
+def maxcut_hamiltonian(edges: Sequence[tuple[int, int]], n_wires: int) -> PauliSum:
+    """$-C$ for the cut size $C$ of the graph with `edges` on `n_wires` vertices (one qubit per vertex)."""
+    edges = _check_edges(edges, n_wires)
+    strings = ["I" * n_wires] + [_word(n_wires, {i: "Z", j: "Z"}) for i, j in edges]
+    return PauliSum(np.array([-0.5 * len(edges)] + [0.5] * len(edges)), strings)
+
+
+def maxcut_brute_force(edges: Sequence[tuple[int, int]], n_wires: int) -> tuple[int, list[str]]:
+    """The maximum cut and every bit string that reaches it, by enumerating all 2ⁿ partitions."""
+    edges = _check_edges(edges, n_wires)
+    best, winners = -1, []
+    for bits in itertools.product("01", repeat=n_wires):
+        cut = sum(bits[i] != bits[j] for i, j in edges)
+        if cut > best:
+            best, winners = cut, []
+        if cut == best:
+            winners.append("".join(bits))
+    return best, winners
+
+
+def _word(n: int, letters: dict[int, str]) -> str:
+    return "".join(letters.get(w, "I") for w in range(n))
+
+
+def _check_edges(edges, n_wires: int) -> list[tuple[int, int]]:
+    out = []
+    for k, edge in enumerate(edges):
+        pair = as_wires(f"edges[{k}]", edge, n_wires)
+        if len(pair) != 2:
+            raise ValueError(f"`edges[{k}]` must join two vertices; got {edge!r}.")
+        out.append(pair)
+    if not out:
+        raise ValueError("`edges` must hold at least one edge; got none.")
+    return out
