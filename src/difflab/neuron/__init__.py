@@ -3,6 +3,11 @@
 Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductances), µF/cm², °C.
 """
 
+# Validation runners join difflab.validation's registry (kinds "neuron.*").
+from . import _validation as _validation
+from ._cable import Cell as Cell
+from ._cable import Region as Region
+from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
 from ._cell import HodgkinHuxley as HodgkinHuxley
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
@@ -14,6 +19,8 @@ from ._features import spike_count as spike_count
 from ._features import spike_times as spike_times
 from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
+from ._morphology import Morphology as Morphology
+from ._morphology import Section as Section
 from ._presets import available_presets as available_presets
 from ._presets import load_preset as load_preset
 from ._rates import hh_rates as hh_rates
@@ -21,3 +28,4 @@ from ._rates import q10_factor as q10_factor
 from ._rates import vtrap as vtrap
 from ._rates import z_over_expm1 as z_over_expm1
 from ._solver import RushLarsenCN as RushLarsenCN
+from ._stimulus import IClamp as IClamp

@@ -1,0 +1,148 @@
+"""Reference traces of multi-compartment cells from NEURON 9 (run in a separate environment with `neuron==9.0.2`).
+
+    python datasets/neuron/generate_cells.py [ball_and_stick] [swc]
+
+Writes `ball_and_stick.nc` (and `swc_cell.nc`) next to this script. Settings and provenance: README.md here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import neuron
+import numpy as np
+import xarray as xr
+from neuron import h
+
+HERE = Path(__file__).resolve().parent
+TOL = 1e-9  # CVODE atol = rtol
+DT_OUT = 0.025  # ms between saved samples
+h.load_file("stdrun.hoc")
+h.usetable_hh = 0  # the exact rate formulas of hh.mod, not its 1-mV lookup table
+
+# ball and stick: soma with hh, a 500 µm dendrite with weaker hh
+BALL_AND_STICK = {
+    "soma": dict(L=20.0, diam=20.0, nseg=1, gnabar=0.12, gkbar=0.036, gl=0.0003),
+    "dend": dict(L=500.0, diam=2.0, nseg=21, gnabar=0.03, gkbar=0.01, gl=0.0001),
+    "Ra": 100.0,
+    "cm": 1.0,
+    "stimuli": [("soma", 0.5, 5.0, 40.0, 0.25), ("dend", 0.8, 20.0, 10.0, 0.1)],  # section, x, delay, dur, nA
+    "record": ["soma(0.5)", "dend(0.1)", "dend(0.5)", "dend(0.9)", "dend(1)"],
+    "tstop": 60.0,
+}
+
+
+def run(sections, stimuli, record, tstop, spike_sites):
+    """Run with CVODE to ``tstop``; V at every location every DT_OUT ms and spike times at ``spike_sites``."""
+    clamps = []
+    for name, x, delay, dur, amp in stimuli:
+        clamp = h.IClamp(sections[name](x))
+        clamp.delay, clamp.dur, clamp.amp = delay, dur, amp
+        clamps.append(clamp)
+    counters = {}
+    for site in spike_sites:
+        name, x = _parse(site)
+        nc = h.NetCon(sections[name](x)._ref_v, None, sec=sections[name])
+        nc.threshold = 0.0
+        vec = h.Vector()
+        nc.record(vec)
+        counters[site] = (nc, vec)
+    cvode = h.CVode()
+    cvode.active(1)
+    cvode.atol(TOL)
+    cvode.rtol(TOL)
+    h.celsius = 6.3
+    h.finitialize(-65.0)
+    times = np.round(np.arange(0.0, tstop + DT_OUT / 2, DT_OUT), 10)
+    V = np.zeros((times.size, len(record)))
+    segs = [sections[_parse(r)[0]](_parse(r)[1]) for r in record]
+    for k, t in enumerate(times):
+        if t > 0:
+            cvode.solve(t)
+        V[k] = [s.v for s in segs]
+    spikes = {site: np.array(vec) for site, (_, vec) in counters.items()}
+    return times, V, spikes
+
+
+def _parse(loc):
+    name, x = loc.rstrip(")").split("(")
+    return name, float(x)
+
+
+def ball_and_stick():
+    p = BALL_AND_STICK
+    soma, dend = h.Section(name="soma"), h.Section(name="dend")
+    dend.connect(soma(1.0))
+    for sec, key in ((soma, "soma"), (dend, "dend")):
+        q = p[key]
+        sec.L, sec.diam, sec.nseg, sec.Ra, sec.cm = q["L"], q["diam"], q["nseg"], p["Ra"], p["cm"]
+        sec.insert("hh")
+        for seg in sec:
+            seg.hh.gnabar, seg.hh.gkbar, seg.hh.gl = q["gnabar"], q["gkbar"], q["gl"]
+    sections = {"soma": soma, "dend": dend}
+    times, V, spikes = run(sections, p["stimuli"], p["record"], p["tstop"], ["soma(0.5)", "dend(0.9)"])
+    geometry = _geometry(sections)
+    ds = _dataset(times, V, p["record"], spikes, geometry)
+    ds.attrs["cell"] = (
+        "ball and stick: soma L = diam = 20 um, nseg 1, hh (gnabar 0.12, gkbar 0.036, gl 0.0003 S/cm2); dend L 500 um, "
+        "diam 2 um, nseg 21, hh (gnabar 0.03, gkbar 0.01, gl 0.0001 S/cm2) attached at soma(1); Ra 100 ohm cm, "
+        "cm 1 uF/cm2; ena 50, ek -77, el -54.3 mV; celsius 6.3"
+    )
+    ds.attrs["stimuli"] = "IClamp soma(0.5) 0.25 nA on [5, 45) ms; IClamp dend(0.8) 0.1 nA on [20, 30) ms"
+    return ds
+
+
+def _geometry(sections):
+    """NEURON's own areas (um2) and axial resistances to the parent node (MOhm), segment by segment."""
+    names, area, ri = [], [], []
+    for name, sec in sections.items():
+        for seg in sec:
+            names.append(f"{name}({seg.x:.6g})")
+            area.append(seg.area())
+            ri.append(seg.ri())
+    return names, np.array(area), np.array(ri)
+
+
+def _dataset(times, V, record, spikes, geometry):
+    names, area, ri = geometry
+    n_max = max([len(s) for s in spikes.values()] + [1])
+    spike_table = np.full((len(spikes), n_max), np.nan)
+    for i, s in enumerate(spikes.values()):
+        spike_table[i, : len(s)] = s
+    ds = xr.Dataset(
+        {
+            "V": (("time", "location"), V, {"units": "mV", "long_name": "membrane potential"}),
+            "spike_times": (
+                ("spike_site", "spike"),
+                spike_table,
+                {"units": "ms", "long_name": "upward 0 mV crossings (NetCon, CVODE-interpolated)"},
+            ),
+            "area": ("segment", area, {"units": "um^2", "long_name": "membrane area of each segment (seg.area())"}),
+            "ri": ("segment", ri, {"units": "MOhm", "long_name": "axial resistance to the parent node (seg.ri())"}),
+        },
+        coords={
+            "time": ("time", times, {"units": "ms"}),
+            "location": ("location", list(record)),
+            "spike_site": ("spike_site", list(spikes)),
+            "segment": ("segment", names),
+        },
+    )
+    ds.attrs.update(
+        simulator="NEURON",
+        simulator_version=neuron.__version__,
+        integration=f"global CVODE, atol = rtol = {TOL:g}; saved every {DT_OUT} ms with CVode.solve(t)",
+        initialisation="finitialize(-65): V = -65 mV everywhere, gates at steady state",
+        rates="hh.mod with usetable_hh = 0",
+    )
+    return ds
+
+
+def main(which):
+    if "ball_and_stick" in which:
+        ball_and_stick().to_netcdf(HERE / "ball_and_stick.nc")
+        print("wrote ball_and_stick.nc")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["ball_and_stick", "swc"])

@@ -1,0 +1,391 @@
+r"""Multi-compartment cells: the cable equation on a tree of sections with per-region channels.
+
+For every compartment $i$ of membrane area $A_i$ (µm²), with neighbours $j$ joined by axial conductances
+$g_{ij}$ (µS, from the half-segment resistances of the [`Morphology`][difflab.neuron.Morphology]):
+
+$$c_m \frac{dV_i}{dt} = -\sum_c G_c(\text{gates}_i)\,(V_i - E_c)
+  + \frac{10^5}{A_i}\Big(\sum_j g_{ij}(V_j - V_i) + I_{\text{stim},i}\Big),$$
+
+in µA/cm² ($10^5$ turns nA/µm² into µA/cm²; $I_\text{stim}$ in nA), gates as in the point cell. The
+zero-area end nodes carry no state: their potential keeps $\sum_j g_{ij}(V_j - V_i) = 0$.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, ArrayLike
+
+from ..core import AbstractModel, AbstractProtocol, StateInfo
+from ._channels import AbstractChannel
+from ._morphology import Morphology, Section
+from ._stimulus import IClamp
+
+#: nA/µm² in µA/cm².
+_DENSITY = 1e5
+
+
+def _as_float(x: ArrayLike, name: str) -> Array:
+    arr = jnp.asarray(x)
+    if not jnp.issubdtype(arr.dtype, jnp.floating):
+        arr = arr.astype(float)
+    if not np.isfinite(np.asarray(arr)).all():
+        raise ValueError(f"{name} must be finite; got {np.asarray(arr)}")
+    return arr
+
+
+class Region(eqx.Module):
+    """The membrane of a group of sections: channels, specific capacitance and axial resistivity.
+
+    Every parameter is a scalar (the whole region) or a 1-D array with one value per section of the
+    region, in the morphology's order (per-branch values).
+
+    Attributes:
+        channels: ``{name: channel}`` with the channels of `difflab.neuron` (densities in mS/cm²).
+        cm: specific membrane capacitance (µF/cm²); NEURON's default 1.
+        Ra: axial resistivity (Ω·cm); NEURON's default 35.4.
+    """
+
+    channels: dict[str, AbstractChannel]
+    cm: Array
+    Ra: Array
+
+    def __init__(self, channels: dict[str, AbstractChannel], cm: ArrayLike = 1.0, Ra: ArrayLike = 35.4):
+        if not isinstance(channels, dict):
+            raise TypeError(f"channels must be a dict of AbstractChannel; got {type(channels).__name__}")
+        for key, ch in channels.items():
+            if not isinstance(ch, AbstractChannel):
+                raise TypeError(f"channels[{key!r}] must be an AbstractChannel; got {type(ch).__name__}")
+        self.channels = dict(channels)
+        self.cm = _as_float(cm, "cm")
+        self.Ra = _as_float(Ra, "Ra")
+        if (np.asarray(self.cm) <= 0).any() or (np.asarray(self.Ra) <= 0).any():
+            raise ValueError(f"cm (µF/cm²) and Ra (Ω·cm) must be > 0; got cm={self.cm}, Ra={self.Ra}")
+
+
+class Cell(AbstractModel):
+    r"""A multi-compartment neuron: a [`Morphology`][difflab.neuron.Morphology] with a [`Region`][difflab.neuron.Region]
+    per region name, in NEURON's units (µm, µF/cm², Ω·cm, mS/cm², mV, ms, nA for point currents).
+
+    States: ``V`` (mV) and every gate, each of shape ``(..., n_segments)`` in the morphology's compartment order.
+    The protocol given to [`difflab.simulate`][] is an [`IClamp`][difflab.neuron.IClamp] (currents in nA at
+    named locations); a plain protocol is a current (nA) into the middle of the root section; ``None`` is none.
+
+    Parameters by name: ``"<region>.<field>_<channel>"`` (``"dend.gbar_na"``, ``"soma.E_k"``,
+    ``"dend.g_leak"``), ``"<region>.cm"``, ``"<region>.Ra"``, ``"celsius"``, ``"v_init"``; each is an alias of
+    its dotted path (``"regions.dend.channels.na.gbar"``), so `difflab.calibrate` and `difflab.sweep` take them.
+
+    Channels of one name must be of one class in every region (their gates are shared states); a region
+    without a channel has it switched off (zero conductance), and its gates still evolve (unread).
+
+    Reference: Hines & Carnevale, *The NEURON Book* (2006), ch. 5; Hines, Int. J. Biomed. Comput. 15:69 (1984).
+    """
+
+    regions: dict[str, Region]
+    celsius: Array
+    v_init: Array
+    morphology: Morphology = eqx.field(static=True)
+    channel_order: tuple[str, ...] = eqx.field(static=True)
+    per_branch: frozenset = eqx.field(static=True)
+
+    time_units: ClassVar[str] = "ms"
+    parameter_units: ClassVar[dict[str, str]] = {"celsius": "degC", "v_init": "mV"}
+
+    def __init__(self, morphology: Morphology, regions: dict[str, Region], celsius: ArrayLike = 6.3,
+                 v_init: ArrayLike = -65.0):  # fmt: skip
+        if not isinstance(morphology, Morphology):
+            raise TypeError(f"morphology must be a Morphology; got {type(morphology).__name__}")
+        if not isinstance(regions, dict) or not all(isinstance(r, Region) for r in regions.values()):
+            raise TypeError("regions must be a dict {region name: Region}")
+        missing = [r for r in morphology.regions if r not in regions]
+        extra = [r for r in regions if r not in morphology.regions]
+        if missing or extra:
+            raise ValueError(
+                f"regions must match the morphology's regions {list(morphology.regions)}; "
+                f"missing {missing}, unknown {extra}"
+            )
+        self.morphology = morphology
+        self.regions = {r: regions[r] for r in morphology.regions}
+        self.celsius = _as_float(celsius, "celsius")
+        self.v_init = _as_float(v_init, "v_init")
+        self.channel_order = _check_channels(self.regions)
+        self.per_branch = frozenset(_per_branch_paths(morphology, self.regions))
+
+    @classmethod
+    def ball_and_stick(cls, nseg: int = 21, dtype: Any = jnp.float64) -> Cell:
+        """The ball-and-stick cell of the NEURON reference (``datasets/neuron/ball_and_stick.nc``).
+
+        Soma: ``L = diam = 20`` µm, one compartment, ``hh`` (ḡNa 120, ḡK 36, gL 0.3 mS/cm²). Dendrite
+        ``"dend"``: 500 µm × 2 µm at ``soma(1)``, ``nseg`` compartments, ``hh`` at ḡNa 30, ḡK 10, gL 0.1 mS/cm².
+        Ra 100 Ω·cm, cm 1 µF/cm², ENa 50, EK −77, EL −54.3 mV, 6.3 °C.
+        """
+        from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
+
+        def hh(gna, gk, gl):
+            return {"na": SodiumChannel(gna, 50.0), "k": PotassiumChannel(gk, -77.0), "leak": LeakChannel(gl, -54.3)}
+
+        morph = Morphology([Section.cylinder("soma", 20.0, 20.0), Section.cylinder("dend", 500.0, 2.0, parent="soma",
+                                                                                    nseg=nseg)])  # fmt: skip
+        regions = {"soma": Region(hh(120.0, 36.0, 0.3), Ra=100.0), "dend": Region(hh(30.0, 10.0, 0.1), Ra=100.0)}
+        return cls(morph, regions).astype(dtype)
+
+    def astype(self, dtype: Any) -> Cell:
+        """A copy whose floating parameters all have ``dtype`` (e.g. ``jnp.float32``)."""
+
+        def cast(x):
+            return x.astype(dtype) if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating) else x
+
+        return jax.tree_util.tree_map(cast, self)
+
+    # ---------------------------------------------------------------- names
+    @property
+    def aliases(self) -> dict[str, str]:  # type: ignore[override]
+        out = {}
+        for r, region in self.regions.items():
+            out[f"{r}.cm"], out[f"{r}.Ra"] = f"regions.{r}.cm", f"regions.{r}.Ra"
+            for c, ch in region.channels.items():
+                for field in _leaf_fields(ch):
+                    out[f"{r}.{field}_{c}"] = f"regions.{r}.channels.{c}.{field}"
+        return out
+
+    @property
+    def gate_names(self) -> tuple[str, ...]:
+        return tuple(g for c in self.channel_order for g in self._template(c).gates)
+
+    @property
+    def states(self) -> tuple[StateInfo, ...]:
+        gates = tuple(StateInfo(g, "1", f"gating variable {g} per compartment") for g in self.gate_names)
+        return (StateInfo("V", "mV", "membrane potential per compartment"), *gates)
+
+    def batch_shape(self) -> tuple[int, ...]:
+        """Broadcast shape of the parameters without their per-branch axis (``()`` for one cell)."""
+        shapes = [self.celsius.shape, self.v_init.shape]
+        for path, leaf in self._region_leaves():
+            shapes.append(leaf.shape[:-1] if path in self.per_branch else leaf.shape)
+        return jnp.broadcast_shapes(*shapes)
+
+    # ---------------------------------------------------------------- state
+    def initial_state(self) -> dict[str, Array]:
+        """``V = v_init`` in every compartment, gates at their steady state there (NEURON's ``finitialize``)."""
+        shape = (*self.batch_shape(), self.morphology.n_segments)
+        V = jnp.broadcast_to(jnp.asarray(self.v_init)[..., None], shape)
+        y = {"V": V}
+        celsius = jnp.asarray(self.celsius)[..., None]
+        for _, ch, _ in self.segment_channels():
+            for g, x in ch.steady_state(V, celsius).items():
+                y[g] = jnp.broadcast_to(x, shape)
+        return y
+
+    def check_state(self, y) -> None:
+        super().check_state(y)
+        for name, value in y.items():
+            if jnp.shape(value)[-1:] != (self.morphology.n_segments,):
+                raise ValueError(
+                    f"y0[{name!r}] must end with the {self.morphology.n_segments} compartments; got {jnp.shape(value)}"
+                )
+
+    # ---------------------------------------------------------------- per-compartment parameters
+    def per_section(self, field: str) -> Array:
+        """``"cm"`` or ``"Ra"`` of every section, shape ``(..., n_sections)``."""
+        return self._gather_sections({r: getattr(reg, field) for r, reg in self.regions.items()}, field)
+
+    def segment_channels(self) -> tuple[tuple[str, AbstractChannel, np.ndarray], ...]:
+        """``(name, channel with per-compartment parameters, mask)`` for every channel; mask is 1 where present."""
+        out = []
+        seg_section = self.morphology.seg_section
+        for c in self.channel_order:
+            template = self._template(c)
+            per_region = {r: reg.channels.get(c, template) for r, reg in self.regions.items()}
+            leaves = {r: jax.tree.leaves(ch) for r, ch in per_region.items()}
+            fields = _leaf_fields(template)
+            full = [
+                self._gather_sections({r: leaves[r][i] for r in self.regions}, f"channels.{c}.{f}", owner=c)[
+                    ..., seg_section
+                ]
+                for i, f in enumerate(fields)
+            ]
+            channel = jax.tree.unflatten(jax.tree.structure(template), full)
+            present = np.array([c in self.regions[s.region].channels for s in self.morphology.sections], float)
+            out.append((c, channel, present[seg_section]))
+        return tuple(out)
+
+    def _gather_sections(self, values: dict[str, Array], field: str, owner: str | None = None) -> Array:
+        """Region values (scalar or per-branch) as one array over all sections, shape ``(..., n_sections)``."""
+        batch = self.batch_shape()
+        morph = self.morphology
+        parts, position = [], {}
+        for r in self.regions:
+            ks = [k for k, s in enumerate(morph.sections) if s.region == r]
+            value = jnp.asarray(values[r])
+            path = f"{r}.{field}"
+            has_own = owner is None or owner in self.regions[r].channels
+            if has_own and path in self.per_branch:
+                part = jnp.broadcast_to(value, (*batch, len(ks)))
+            else:
+                part = jnp.broadcast_to(value[..., None], (*batch, len(ks)))
+            for j, k in enumerate(ks):
+                position[k] = sum(p.shape[-1] for p in parts) + j
+            parts.append(part)
+        order = np.array([position[k] for k in range(len(morph.sections))])
+        return jnp.concatenate(parts, axis=-1)[..., order]
+
+    def _template(self, c: str) -> AbstractChannel:
+        return next(reg.channels[c] for reg in self.regions.values() if c in reg.channels)
+
+    def _region_leaves(self):
+        for r, reg in self.regions.items():
+            yield f"{r}.cm", reg.cm
+            yield f"{r}.Ra", reg.Ra
+            for c, ch in reg.channels.items():
+                for f, leaf in zip(_leaf_fields(ch), jax.tree.leaves(ch), strict=True):
+                    yield f"{r}.channels.{c}.{f}", leaf
+
+    # ---------------------------------------------------------------- dynamics
+    def axial_conductance(self) -> Array:
+        """Conductance (µS) between every node and its parent node, shape ``(..., n_nodes)`` (0 at the root)."""
+        morph = self.morphology
+        Ra = self.per_section("Ra")[..., morph.edge_section]
+        q = jnp.asarray(np.where(morph.parent >= 0, morph.q, 1.0), dtype=Ra.dtype)
+        return jnp.where(jnp.asarray(morph.parent >= 0), 1.0 / (Ra * q), 0.0)
+
+    def node_potentials(self, V: Array, g: Array) -> Array:
+        """Potentials of all nodes: compartments, then the zero-area ends (mean of neighbours weighted by ``g``)."""
+        morph = self.morphology
+        S, N = morph.n_segments, morph.n_nodes
+        child = np.flatnonzero(morph.parent >= 0)
+        par = morph.parent[child]
+        Vn = jnp.concatenate([V, jnp.zeros((*V.shape[:-1], N - S), V.dtype)], axis=-1)
+        ge = g[..., child]
+        num = jnp.zeros_like(Vn).at[..., par].add(ge * Vn[..., child]).at[..., child].add(ge * Vn[..., par])
+        den = jnp.zeros_like(Vn).at[..., par].add(ge).at[..., child].add(ge)
+        return jnp.concatenate([V, num[..., S:] / den[..., S:]], axis=-1)
+
+    def axial_current(self, Vn: Array, g: Array) -> Array:
+        """``Σ_j g_ij (V_j − V_i)`` (nA) into every node."""
+        morph = self.morphology
+        child = np.flatnonzero(morph.parent >= 0)
+        par = morph.parent[child]
+        flow = g[..., child] * (Vn[..., par] - Vn[..., child])  # from parent into child
+        return jnp.zeros_like(Vn).at[..., child].add(flow).at[..., par].add(-flow)
+
+    def stimulus_density(self, protocol: Any, t: ArrayLike, like: Array) -> Array:
+        """Point currents at ``t`` as densities (µA/cm²) per compartment, shape of ``like``."""
+        if protocol is None:
+            return jnp.zeros_like(like)
+        morph = self.morphology
+        if isinstance(protocol, IClamp):
+            segments = np.array([morph.segment(loc) for loc in protocol.locations])
+            current = protocol(t)
+        elif isinstance(protocol, AbstractProtocol):
+            segments = np.array([morph.segment((morph.names[0], 0.5))])
+            current = jnp.asarray(protocol(t))[..., None]
+        else:
+            raise TypeError(f"protocol must be an IClamp, a difflab protocol or None; got {type(protocol).__name__}")
+        scale = jnp.asarray(_DENSITY / morph.area[segments], like.dtype)
+        current = jnp.asarray(current, like.dtype)
+        return jnp.zeros_like(like).at[..., segments].add(current * scale)
+
+    def vector_field(self, t, y, args):
+        V = y["V"]
+        morph = self.morphology
+        g = self.axial_conductance()
+        Vn = self.node_potentials(V, g)
+        axial = self.axial_current(Vn, g)[..., : morph.n_segments] * jnp.asarray(
+            _DENSITY / morph.area[: morph.n_segments]
+        )
+        cm = self.per_section("cm")[..., morph.seg_section]
+        celsius = jnp.asarray(self.celsius)[..., None]
+        ionic = jnp.zeros_like(V)
+        dy = {}
+        for _, ch, mask in self.segment_channels():
+            ionic = ionic + mask * ch.current(V, y)
+            for name, (a, b) in ch.rates(V, celsius).items():
+                dy[name] = a * (1 - y[name]) - b * y[name]
+        dy["V"] = (self.stimulus_density(args, t, V) + axial - ionic) / cm
+        return dy
+
+    # ---------------------------------------------------------------- recordings
+    def voltage_at(self, V: Array, where) -> Array:
+        """The potential at a location (``"dend(0.9)"``) from compartment potentials ``V`` (``(..., n_segments)``).
+
+        NEURON's ``v(x)``: the compartment containing ``x``; at ``x = 0`` or ``1`` the zero-area end node.
+        """
+        node = self.morphology.node(where)
+        if node < self.morphology.n_segments:
+            return V[..., node]
+        return self.node_potentials(V, self.axial_conductance())[..., node]
+
+    def recorder(self, locations) -> tuple[Any, tuple[StateInfo, ...]]:
+        """``(observe, observe_info)`` for [`difflab.simulate`][]: the potential at each location, by name."""
+        locations = tuple(locations)
+        for where in locations:
+            self.morphology.node(where)  # unknown names and bad x fail here, before any tracing
+
+        def observe(t, y, protocol):
+            return {where: self.voltage_at(y["V"], where) for where in locations}
+
+        return observe, tuple(StateInfo(w, "mV", f"membrane potential at {w}") for w in locations)
+
+    # ---------------------------------------------------------------- solver hooks
+    def default_solver(self):
+        """[`CableRushLarsenCN`][difflab.neuron.CableRushLarsenCN]."""
+        from ._cable_solver import CableRushLarsenCN
+
+        return CableRushLarsenCN()
+
+    def default_stepsize_controller(self):
+        import diffrax
+
+        return diffrax.ConstantStepSize()
+
+    def default_dt0(self) -> float:
+        """0.025 ms, NEURON's default step (the cable's fast electrotonic modes ask for it)."""
+        return DEFAULT_CABLE_DT
+
+
+#: Default fixed step of the cable solver (ms).
+DEFAULT_CABLE_DT = 0.025
+
+
+def _leaf_fields(channel: AbstractChannel) -> list[str]:
+    """Names of the array fields of a channel, in pytree-leaf order."""
+    return [f.name for f in dataclasses.fields(channel) if isinstance(getattr(channel, f.name, None), jax.Array)]
+
+
+def _check_channels(regions: dict[str, Region]) -> tuple[str, ...]:
+    order = list(dict.fromkeys(c for reg in regions.values() for c in reg.channels))
+    owner: dict[str, str] = {}
+    for c in order:
+        classes = {type(reg.channels[c]).__name__ for reg in regions.values() if c in reg.channels}
+        if len(classes) > 1:
+            raise ValueError(f"channel {c!r} must be of one class in every region; got {sorted(classes)}")
+        ch = next(reg.channels[c] for reg in regions.values() if c in reg.channels)
+        for gate in ch.gates:
+            if gate == "V" or gate in owner:
+                other = "the membrane potential" if gate == "V" else f"channel {owner[gate]!r}"
+                raise ValueError(f"gate name {gate!r} of channel {c!r} clashes with {other}")
+            owner[gate] = c
+    return tuple(order)
+
+
+def _per_branch_paths(morph: Morphology, regions: dict[str, Region]) -> list[str]:
+    """Region leaves given per section (1-D, one value per section); checks all other shapes."""
+    out = []
+    for r, reg in regions.items():
+        n = sum(1 for s in morph.sections if s.region == r)
+        leaves = [("cm", reg.cm), ("Ra", reg.Ra)]
+        leaves += [(f"channels.{c}.{f}", leaf) for c, ch in reg.channels.items()
+                   for f, leaf in zip(_leaf_fields(ch), jax.tree.leaves(ch), strict=True)]  # fmt: skip
+        for field, leaf in leaves:
+            if leaf.ndim == 1 and leaf.shape[0] == n:
+                out.append(f"{r}.{field}")
+            elif leaf.ndim != 0:
+                raise ValueError(
+                    f"region {r!r}: {field} must be a scalar or one value per section ({n}); got shape {leaf.shape}"
+                )
+    return out
