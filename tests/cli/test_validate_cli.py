@@ -79,7 +79,7 @@ def test_altered_shipped_dataset_is_refused_before_running(tmp_path, monkeypatch
     import shutil
 
     import difflab.datasets
-    from difflab.datasets import _registry
+    from difflab.data import _registry
 
     root = tmp_path / "datasets"
     shutil.copytree(difflab.datasets.path("hh/hh_step_10uA").parent, root / "hh")

@@ -1,6 +1,10 @@
-"""Shared helpers of the command-line modules: error reporting and exit codes."""
+"""Shared helpers of the command-line modules: error reporting, exit codes, config reading and checking."""
 
 from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -44,3 +48,45 @@ def config_float(spec: dict, key: str, table: str, default: float | None = None)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"[{table}] {key} must be a finite number; got {value!r}")
     return float(value)
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], Path]:
+    """The parsed TOML and its folder; a clear error if missing or malformed."""
+    if not path.is_file():
+        raise fail(f"config file {str(path)!r} does not exist")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")), path.resolve().parent
+    except tomllib.TOMLDecodeError as err:
+        raise fail(f"{str(path)!r} is not valid TOML: {err}") from None
+    except UnicodeDecodeError as err:
+        raise fail(f"{str(path)!r} is not UTF-8 text (byte {err.start}): save the config as UTF-8") from None
+
+
+def load_model_and_protocol(spec: dict[str, Any]):
+    """The preset model (with ``[model.parameters]`` applied) and the parsed protocol."""
+    from difflab.datasets import PresetError, load_model
+    from difflab.validation import parse_protocol
+
+    model_spec = required(spec, "model", "config")
+    try:
+        model = load_model(required(model_spec, "preset", "model"))
+    except PresetError as err:
+        raise ValueError(str(err)) from None
+    values = model_spec.get("parameters", {})
+    if values:
+        model = model.replace(**values)
+    text = spec.get("protocol", "none")
+    return model, (None if text == "none" else parse_protocol(text))
+
+
+def required(spec: dict[str, Any], key: str, table: str):
+    if key not in spec:
+        raise ValueError(f"[{table}] needs {key!r}")
+    return spec[key]
+
+
+def resolve_path(base: Path, value) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else base / path

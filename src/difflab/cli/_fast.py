@@ -50,7 +50,7 @@ def solve(
     (the contest's three sheets). Nothing is replaced unless --overwrite is given.
     """
     from difflab import reflector as rf
-    from difflab.data._netcdf import write_netcdf
+    from difflab.io import write_netcdf
 
     if objective not in ("ratio", "fit"):
         raise fail(f"--objective must be 'ratio' or 'fit', got {objective!r}")

@@ -13,14 +13,22 @@ relative to the config file.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
-from ._common import check_keys, config_float, config_int, fail
+from ._common import (
+    check_keys,
+    config_float,
+    config_int,
+    fail,
+    load_model_and_protocol,
+    read_config,
+    required,
+    resolve_path,
+)
 
 #: The keys each table of a fit config may hold (anything else is a typo, refused by name).
 KEYS = {
@@ -43,7 +51,7 @@ def fit(
     overwrite: Annotated[bool, typer.Option(help="Replace the result file if it exists.")] = False,
 ) -> None:
     """Fit the parameters named in the config to measured data; write estimates, losses and history."""
-    from ..calibration._calibrate import calibrate
+    from difflab import calibrate
 
     spec, base = read_config(config)
     try:
@@ -52,7 +60,7 @@ def fit(
     except ValueError as err:
         raise fail(str(err)) from None
     fit_spec = spec.get("fit", {})
-    out = output or _path(base, spec.get("output", {}).get("path"))
+    out = output or resolve_path(base, spec.get("output", {}).get("path"))
     if out is None:
         raise fail("give the result file with -o/--output or [output] path")
     if out.exists() and not overwrite:
@@ -68,8 +76,8 @@ def fit(
             if "protocol" in spec:
                 raise ValueError("[data] nwb brings the recorded stimulus of every sweep: remove 'protocol'")
             protocol = recorded
-        params = {name: _transform(name, t) for name, t in _required(fit_spec, "params", "fit").items()}
-        checkpoint = _path(base, fit_spec.get("checkpoint"))
+        params = {name: _transform(name, t) for name, t in required(fit_spec, "params", "fit").items()}
+        checkpoint = resolve_path(base, fit_spec.get("checkpoint"))
         kwargs = _fit_options(fit_spec)
         result = calibrate(
             model, protocol, data, params=params, checkpoint=checkpoint, resume=checkpoint if resume else None, **kwargs
@@ -83,42 +91,13 @@ def fit(
 
 def _writable_folder(folder: Path) -> bool:
     """Whether ``folder`` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
-    from ..data._netcdf import ensure_writable_folder
+    from difflab.io import ensure_writable_folder
 
     try:
         ensure_writable_folder(folder)
     except OSError:
         return False
     return True
-
-
-def read_config(path: Path) -> tuple[dict[str, Any], Path]:
-    """The parsed TOML and its folder; a clear error if missing or malformed."""
-    if not path.is_file():
-        raise fail(f"config file {str(path)!r} does not exist")
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), path.resolve().parent
-    except tomllib.TOMLDecodeError as err:
-        raise fail(f"{str(path)!r} is not valid TOML: {err}") from None
-    except UnicodeDecodeError as err:
-        raise fail(f"{str(path)!r} is not UTF-8 text (byte {err.start}): save the config as UTF-8") from None
-
-
-def load_model_and_protocol(spec: dict[str, Any]):
-    """The preset model (with ``[model.parameters]`` applied) and the parsed protocol."""
-    from ..validation import parse_protocol
-    from ..validation._presets import PresetError, load_model
-
-    model_spec = _required(spec, "model", "config")
-    try:
-        model = load_model(_required(model_spec, "preset", "model"))
-    except PresetError as err:
-        raise ValueError(str(err)) from None
-    values = model_spec.get("parameters", {})
-    if values:
-        model = model.replace(**values)
-    text = spec.get("protocol", "none")
-    return model, (None if text == "none" else parse_protocol(text))
 
 
 def _load_data(spec: dict[str, Any], base: Path):
@@ -134,17 +113,17 @@ def _load_data(spec: dict[str, Any], base: Path):
     if "dataset" in spec:
         ds = difflab.datasets.load(spec["dataset"])
     elif "file" in spec:
-        from ..data._netcdf import read_netcdf
+        from difflab.io import read_netcdf
 
-        ds = read_netcdf(_path(base, spec["file"]))
+        ds = read_netcdf(resolve_path(base, spec["file"]))
     else:
-        from ..data._nwb import read_nwb
+        from difflab.io import read_nwb
 
         options = {k: spec[k] for k in ("area_um2", "capacitance_pF", "specific_capacitance", "sweeps") if k in spec}
-        rec = read_nwb(_path(base, spec["nwb"]), **options)
+        rec = read_nwb(resolve_path(base, spec["nwb"]), **options)
         ds, recorded = rec.data, rec.protocols
         spec = {"variable": "V", **spec}
-    da = ds[_required(spec, "variable", "data")]
+    da = ds[required(spec, "variable", "data")]
     if "select" in spec:
         da = da.sel(spec["select"], drop=True)
     if "time" in spec:
@@ -157,7 +136,7 @@ def _load_data(spec: dict[str, Any], base: Path):
 
 
 def _transform(name: str, spec):
-    from ..calibration._transforms import Bounded, Identity, Log, Positive
+    from difflab import Bounded, Identity, Log, Positive
 
     named = {"log": Log, "positive": Positive, "identity": Identity}
     if isinstance(spec, list):
@@ -186,19 +165,6 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(result, path: Path, overwrite: bool) -> None:
-    from ..data._netcdf import write_netcdf
+    from difflab.io import write_netcdf
 
     write_netcdf(result.to_dataset(), path, overwrite=overwrite)
-
-
-def _required(spec: dict[str, Any], key: str, table: str):
-    if key not in spec:
-        raise ValueError(f"[{table}] needs {key!r}")
-    return spec[key]
-
-
-def _path(base: Path, value) -> Path | None:
-    if value is None:
-        return None
-    path = Path(value)
-    return path if path.is_absolute() else base / path

@@ -47,7 +47,7 @@ def simulate(
     provenance attributes (versions, solver, tolerances, dtype, preset, protocol). It is written
     atomically; an existing file is kept unless --overwrite is given. Prints a short summary.
     """
-    from ..validation._presets import PresetError, available_presets, load_model
+    from difflab.datasets import PresetError, available_presets, load_model
 
     if list_presets:
         typer.echo("\n".join(available_presets()))
@@ -64,7 +64,7 @@ def simulate(
     except (PresetError, ValueError) as err:
         raise fail(str(err)) from None
     ds = _run(model, drive, ts, preset)
-    from ..data._netcdf import write_netcdf
+    from difflab.io import write_netcdf
 
     write_netcdf(ds, output, overwrite=overwrite)
     typer.echo(f"wrote {output}")
@@ -82,7 +82,8 @@ def _check_output(output: Path, overwrite: bool) -> None:
 
 
 def _protocol(text, amplitude, start, stop):
-    from ..core._protocol import Step
+    from difflab import Step
+
     from ..validation import parse_protocol
 
     if text is not None and amplitude is not None:
@@ -106,8 +107,8 @@ def _save_times(t_end: float, dt_save: float) -> np.ndarray:
 
 
 def _run(model, drive, ts, preset):
-    from ..core._simulate import simulate as run
-    from ..validation._protocols import describe_protocol
+    from difflab import simulate as run
+    from difflab.validation import describe_protocol
 
     traj = run(model, drive, ts)
     ds = traj.to_xarray()

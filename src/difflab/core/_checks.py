@@ -1,18 +1,30 @@
-"""Eager input checks shared by the whole package (they raise before anything is traced)."""
+"""The check layer: one set of checks that holds for concrete and for traced values.
+
+Concrete values (a model built at the prompt, a time grid, a config value) are checked eagerly and the error names
+the argument, what was expected and what was received. Values inside `jax.jit`, `jax.vmap` or `jax.grad` are
+tracers: there the same checks become [`equinox.error_if`](https://docs.kidger.site/equinox/api/errors/) (which
+raises when the compiled program runs) or, where one bad member must not stop an ensemble, a per-member flag that the
+caller turns into a failed member (`Trajectory.succeeded` false, its values NaN). Every message has one style:
+`<name> must be <expected>; got <received>`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import equinox as eqx
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 
 def is_concrete(x) -> bool:
-    """True when ``x`` holds values (not a tracer inside jit/vmap/grad)."""
-    return not isinstance(x, jax.core.Tracer)
+    """True when `x` holds values (not a tracer inside jit/vmap/grad)."""
+    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(x))
 
 
 def check_finite(x, name: str) -> None:
-    """Raise ``ValueError`` naming ``name`` if concrete ``x`` holds NaN or inf."""
+    """Raise `ValueError` naming `name` if concrete `x` holds NaN or inf."""
     if is_concrete(x):
         arr = np.asarray(x)
         bad = ~np.isfinite(arr)
@@ -22,7 +34,7 @@ def check_finite(x, name: str) -> None:
 
 
 def check_increasing(x, name: str) -> None:
-    """Raise ``ValueError`` if concrete 1-D ``x`` is not strictly increasing."""
+    """Raise `ValueError` if concrete 1-D `x` is not strictly increasing."""
     if is_concrete(x):
         arr = np.asarray(x)
         steps = np.diff(arr)
@@ -34,7 +46,7 @@ def check_increasing(x, name: str) -> None:
 
 
 def check_nonnegative(x, name: str, units: str = "") -> None:
-    """Raise ``ValueError`` if concrete ``x`` has a negative entry."""
+    """Raise `ValueError` if concrete `x` has a negative entry."""
     if is_concrete(x):
         arr = np.asarray(x)
         if (arr < 0).any():
@@ -42,8 +54,54 @@ def check_nonnegative(x, name: str, units: str = "") -> None:
 
 
 def check_positive(x, name: str, units: str = "") -> None:
-    """Raise ``ValueError`` if concrete ``x`` has an entry <= 0."""
+    """Raise `ValueError` if concrete `x` has an entry <= 0."""
     if is_concrete(x):
         arr = np.asarray(x)
         if (arr <= 0).any():
             raise ValueError(f"{name} must be > 0 {units}".rstrip() + f"; got {arr.min()}")
+
+
+# ---------------------------------------------------------------- physical checks of a model's parameters
+Checks = Mapping[str, tuple[jax.Array, jax.Array]]
+"""`{"<name> must be <expected>": (ok, value)}`: `ok` a boolean array (the batch shape of the model, or scalar),
+`value` the parameter it judges (shown in the message)."""
+
+
+def _first_failure(checks: Checks) -> str | None:
+    """The message of the first failing concrete check, with the offending value and member."""
+    for message, (ok, value) in checks.items():
+        ok = np.asarray(ok)
+        if ok.all():
+            continue
+        value = np.broadcast_to(np.asarray(value), ok.shape) if np.ndim(value) <= ok.ndim else np.asarray(value)
+        if ok.ndim == 0:
+            return f"{message}; got {value.item() if value.ndim == 0 else value}"
+        index = np.argwhere(~ok)
+        first = tuple(index[0].tolist())
+        where = f"member {first[0]}" if len(first) == 1 else f"member {first}"
+        shown = value[first] if value.shape == ok.shape else value
+        return f"{message}; got {shown} ({where}; {len(index)} of {ok.size} members fail this check)"
+    return None
+
+
+def raise_if_unphysical(checks: Checks) -> None:
+    """Eager form: raise `ValueError` for the first failing check when every value is concrete."""
+    if is_concrete([ok for ok, _ in checks.values()]):
+        message = _first_failure(checks)
+        if message is not None:
+            raise ValueError(message)
+
+
+def physical_flag(checks: Checks, x, *, throw: bool):
+    """Traced form: `(x, ok)` with `ok` true where every check holds (one flag per simulated member).
+
+    With `throw`, a failing check raises when the compiled program runs (`eqx.error_if`, attached to `x` so that the
+    error is raised before `x` is used); its message is the check's.
+    """
+    ok = jnp.asarray(True)
+    for message, (passed, _) in checks.items():
+        passed = jnp.all(jnp.asarray(passed))
+        if throw:
+            x = eqx.error_if(x, ~passed, message)
+        ok = ok & passed
+    return x, ok

@@ -1,4 +1,5 @@
-"""Reference datasets shipped with difflab, checked against their sha256 manifests.
+"""What ships with difflab: reference datasets checked against their sha256 manifests, and model presets
+(`models/<group>/<name>.toml`, built by [`load_model`][difflab.datasets.load_model]).
 
 Each group folder (``datasets/<group>/``) holds the data files, a ``README.md`` (origin,
 simulator and version, settings, licence, units) and a ``manifest.toml``::
@@ -11,6 +12,10 @@ Names are ``"<group>/<file stem or file name>"``, e.g. ``"hh/hh_step_10uA"`` or
 ``"fast/nodes.csv"``.
 """
 
+from ..data._presets import PresetError as PresetError
+from ..data._presets import available_presets as available_presets
+from ..data._presets import load_model as load_model
+from ..data._presets import preset_file as preset_file
 from ..data._registry import DatasetError as DatasetError
 from ..data._registry import available as available
 from ..data._registry import load as load

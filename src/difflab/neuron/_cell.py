@@ -10,8 +10,9 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import check_finite, check_nonnegative, check_positive, is_concrete
+from ..core._checks import is_concrete, raise_if_unphysical
 from ..core._model import AbstractModel, StateInfo
+from ..core._paths import iter_parameters
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._rates import hh_rates
 
@@ -231,20 +232,23 @@ class HodgkinHuxley(AbstractModel):
         """Broadcast shape of all parameters (``()`` for one cell, ``(members,)`` for a batch)."""
         return jnp.broadcast_shapes(*(p.shape for p in self.parameters().values()))
 
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """Finite parameters, conductances >= 0 mS/cm², capacitance C > 0 µF/cm² (see `AbstractModel`)."""
+        names = {path: alias for alias, path in self.aliases.items()}
+        checks = {}
+        for path, value in iter_parameters(self):
+            name = names.get(path, path)
+            checks[f"{name} must be finite"] = (jnp.isfinite(value), value)
+            if path.endswith(".gbar") or path.endswith(".g"):
+                checks[f"{name} must be >= 0 mS/cm^2"] = (~(value < 0), value)
+        checks["C must be > 0 uF/cm^2"] = (~(self.C <= 0), self.C)
+        return checks
+
     def validate(self) -> None:
         """Eager checks (skipped for traced values); errors name the parameter."""
-        params = {**self.parameters()}
+        raise_if_unphysical(self.physical_checks())
         names = {path: alias for alias, path in self.aliases.items()}
-        shapes = {}
-        for path, value in params.items():
-            if path in self.aliases:
-                continue
-            name = names.get(path, path)
-            shapes[name] = value.shape
-            check_finite(value, name)
-            if path.endswith(".gbar") or path.endswith(".g"):
-                check_nonnegative(value, name, "mS/cm^2")
-        check_positive(self.C, "C", "uF/cm^2")
+        shapes = {names.get(path, path): value.shape for path, value in iter_parameters(self)}
         try:
             np.broadcast_shapes(*shapes.values())
         except ValueError:

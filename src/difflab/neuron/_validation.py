@@ -12,12 +12,25 @@ import diffrax
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..validation._figures import MODEL_STYLE, REFERENCE_STYLE, overlay_figure
-from ..validation._metrics import count_error, event_time_errors, event_time_max_error, max_abs_error, rms_error
-from ..validation._presets import PresetError, load_model, preset_file
-from ..validation._protocols import describe_protocol, protocol_from_table
-from ..validation._runner import CaseOutcome, Runner, metric
-from ..validation._spec import CaseError, CaseSpec
+from ..datasets import PresetError, load_model, preset_file
+from ..validation import (
+    MODEL_STYLE,
+    REFERENCE_STYLE,
+    CaseError,
+    CaseOutcome,
+    CaseSpec,
+    Runner,
+    count_error,
+    describe_protocol,
+    event_time_errors,
+    event_time_max_error,
+    max_abs_error,
+    metric,
+    overlay_figure,
+    protocol_from_table,
+    register_runner,
+    rms_error,
+)
 
 _SIMULATION = {"simulation.solver": str, "simulation.dt0": float, "simulation.rtol": float, "simulation.atol": float}
 _SOLVERS = ("default", "Tsit5", "Dopri5", "Dopri8", "Kvaerno5")
@@ -180,3 +193,6 @@ FI_CURVE = Runner(
     optional={"t_end": float, "threshold": float, **_SIMULATION},
     check=check_preset,
 )
+
+register_runner("neuron.trace", TRACE)
+register_runner("neuron.fi_curve", FI_CURVE)

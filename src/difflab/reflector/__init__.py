@@ -1,6 +1,8 @@
 """The FAST active reflector (CUMCM 2021 Problem A): geometry, working paraboloid, constraints, receiving ratio,
 shape optimisation and actuator dynamics. Lengths in metres, angles in degrees, time in seconds."""
 
+# Validation runners join difflab.validation's registry (kinds "reflector.*").
+from . import _validation as _validation
 from ._answers import extensions_from_dataset as extensions_from_dataset
 from ._answers import solution_dataset as solution_dataset
 from ._constants import APERTURE_RADIUS as APERTURE_RADIUS

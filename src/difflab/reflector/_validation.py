@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..validation._runner import CaseOutcome, Runner, metric
-from ..validation._spec import CaseSpec
+from ..validation import CaseOutcome, CaseSpec, Runner, metric, register_runner
 
 
 def run_aperture(case: CaseSpec) -> CaseOutcome:
@@ -111,4 +110,5 @@ ANSWER = Runner(
     ),
     required={"expected_nodes": int, "anchor_ratio": float, "target_ratio": float},
 )
-RUNNERS = {"reflector.aperture": APERTURE, "reflector.answer": ANSWER}
+register_runner("reflector.aperture", APERTURE)
+register_runner("reflector.answer", ANSWER)

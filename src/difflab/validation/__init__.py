@@ -6,6 +6,8 @@ metrics. [`validate`][difflab.validation.validate] runs cases and writes a self-
 report and a ``summary.json``; ``difflab validate`` is its command line.
 """
 
+from ._figures import MODEL_STYLE as MODEL_STYLE
+from ._figures import REFERENCE_STYLE as REFERENCE_STYLE
 from ._figures import overlay_figure as overlay_figure
 from ._figures import png_base64 as png_base64
 from ._metrics import count_error as count_error
@@ -13,6 +15,7 @@ from ._metrics import event_time_errors as event_time_errors
 from ._metrics import event_time_max_error as event_time_max_error
 from ._metrics import max_abs_error as max_abs_error
 from ._metrics import rms_error as rms_error
+from ._protocols import describe_protocol as describe_protocol
 from ._protocols import parse_protocol as parse_protocol
 from ._protocols import protocol_from_table as protocol_from_table
 from ._report import ReportError as ReportError

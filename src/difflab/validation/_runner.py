@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import math
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -101,65 +102,61 @@ class CaseResult:
         return "passed" if all(m.passed for m in self.outcome.metrics) else "failed"
 
 
-# kind -> Runner, or "module:attribute" naming one (imported on first use, so that
-# importing difflab.validation does not import every domain). Domains may instead ship a
-# ``difflab.<domain>._validation`` module with a ``RUNNERS = {kind: Runner}`` dict: a kind
-# "<domain>.<name>" is looked up there when it is not registered here.
-_RUNNERS: dict[str, Runner | str] = {
-    "neuron.trace": "difflab.neuron._validation:TRACE",
-    "neuron.fi_curve": "difflab.neuron._validation:FI_CURVE",
-}
+# kind -> Runner: the one registry. Domains join it through the public `register_runner` when their package is
+# imported (`difflab.neuron`, `difflab.reflector`, `difflab.quantum`); a kind "<domain>.<name>" of one of them imports
+# that public package on first use, so importing difflab.validation does not import every domain. Other packages
+# register their own kinds the same way before calling `validate`.
+_RUNNERS: dict[str, Runner] = {}
+DOMAINS = ("neuron", "reflector", "quantum")
+_KIND = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
 
-def register_runner(kind: str, runner: Runner | str) -> None:
-    """Make ``kind`` available to case files: a [`Runner`][difflab.validation.Runner] or a
-    ``"package.module:NAME"`` string naming one."""
+def register_runner(kind: str, runner: Runner, *, replace: bool = False) -> None:
+    """Make `kind` available to case files.
+
+    Args:
+        kind: a dotted name `"<group>.<name>"` (e.g. `"neuron.trace"`); the group of a shipped domain is its
+            package name.
+        runner: the [`Runner`][difflab.validation.Runner].
+        replace: allow replacing a runner already registered under `kind`.
+
+    Raises:
+        TypeError: `runner` is not a `Runner`.
+        ValueError: `kind` is not a dotted name, or is taken and `replace` is false.
+    """
+    if not isinstance(runner, Runner):
+        raise TypeError(f"register_runner: `runner` must be a difflab.validation.Runner, got {type(runner).__name__}")
+    if not isinstance(kind, str) or not _KIND.fullmatch(kind):
+        raise ValueError(f"register_runner: `kind` must be a dotted name like 'group.name', got {kind!r}")
+    if kind in _RUNNERS and _RUNNERS[kind] is not runner and not replace:
+        raise ValueError(f"register_runner: kind {kind!r} is already registered (pass replace=True to replace it)")
     _RUNNERS[kind] = runner
 
 
+def _join_domain(group: str) -> None:
+    """Import the public package of a shipped domain, which registers its runners."""
+    if group in DOMAINS:
+        importlib.import_module(f"difflab.{group}")
+
+
 def runner_kinds() -> list[str]:
-    """The registered kinds, and those of every ``difflab.<domain>._validation`` module."""
-    import pkgutil
-
-    import difflab
-
-    kinds = set(_RUNNERS)
-    for info in pkgutil.iter_modules(difflab.__path__):
-        if info.ispkg:
-            kinds |= set(_domain_runners(info.name))
-    return sorted(kinds)
+    """Every registered kind, the shipped domains' included."""
+    for domain in DOMAINS:
+        _join_domain(domain)
+    return sorted(_RUNNERS)
 
 
 def get_runner(kind: str, file: Any = "case") -> Runner:
-    """The runner for ``kind``: a registered name, a kind of ``difflab.<domain>._validation``
-    (``RUNNERS`` dict), or a ``"module:NAME"`` path."""
-    target = _RUNNERS.get(kind, kind if ":" in kind else None)
-    if target is None and "." in kind:
-        target = _domain_runners(kind.split(".")[0]).get(kind)
-    if target is None:
+    """The runner registered for `kind`; a [`CaseError`][difflab.validation.CaseError] naming the known kinds
+    otherwise (nothing is imported on behalf of a case file beyond the shipped domains)."""
+    if not isinstance(kind, str):
+        raise CaseError(f"{file}: field 'kind': expected a string, got {type(kind).__name__}")
+    if kind not in _RUNNERS:
+        _join_domain(kind.split(".")[0])
+    runner = _RUNNERS.get(kind)
+    if runner is None:
         raise CaseError(f"{file}: field 'kind': unknown kind {kind!r}; registered: {', '.join(runner_kinds())}")
-    if isinstance(target, str):
-        module, _, attr = target.partition(":")
-        try:
-            target = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as err:
-            raise CaseError(f"{file}: field 'kind': cannot load runner {target!r}: {err}") from err
-    if not isinstance(target, Runner):
-        raise CaseError(f"{file}: field 'kind': {kind!r} is a {type(target).__name__}, not a Runner")
-    return target
-
-
-def _domain_runners(domain: str) -> dict[str, Runner]:
-    """``RUNNERS`` of ``difflab.<domain>._validation``; empty when there is no such module."""
-    import importlib.util
-
-    name = f"difflab.{domain}._validation"
-    try:
-        if importlib.util.find_spec(name) is None:
-            return {}
-    except ModuleNotFoundError:  # no package difflab.<domain>
-        return {}
-    return dict(getattr(importlib.import_module(name), "RUNNERS", {}))
+    return runner
 
 
 def prepare_case(file) -> tuple[CaseSpec, Runner]:

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..data._resources import resource_dir
+from ._resources import resource_dir
 
 
 class PresetError(ValueError):
