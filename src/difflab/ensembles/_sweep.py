@@ -3,7 +3,9 @@
 Points of the design are run in chunks through [`run_ensemble`][difflab.run_ensemble]. With a
 ``directory``, each finished chunk is written at once to its own netCDF file (atomically);
 a rerun after a crash skips the chunks already on disk, and the result is opened lazily with
-``xarray.open_mfdataset`` (Dask), so a study may be larger than memory.
+``xarray.open_mfdataset`` (Dask), so a study may be larger than memory. With a ``client``
+(a ``dask.distributed`` cluster), the chunks still missing run as tasks on its workers, which
+write them into the same folder (see `difflab.ensembles._cluster`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def sweep(
     *,
     chunk_size: int = 1024,
     directory: str | os.PathLike | None = None,
+    client: Any = None,
     progress: bool | None = None,
     **ensemble_kwargs: Any,
 ) -> xr.Dataset:
@@ -54,6 +57,11 @@ def sweep(
         chunk_size: points per chunk (one ensemble run and, with ``directory``, one file).
         directory: where to write ``chunk_00000.nc``, ... A rerun skips finished chunks; a
             directory holding chunks of another study is refused.
+        client: a ``distributed.Client`` or the address of a Dask scheduler
+            (``"tcp://host:8786"``): the missing chunks run as tasks on its workers, which must
+            have the same difflab version and see ``directory`` (a shared folder; required). A
+            chunk whose worker dies is rerun on another one; the result equals a local run's bit
+            for bit. ``None`` (default): everything runs in this process.
         progress: progress bar over chunks (``None``: only on a terminal).
         **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices,
             solver options).
@@ -79,30 +87,48 @@ def sweep(
             model, protocol, np.asarray(ts), {k: callable_identity(f) + u for k, (f, u) in obs.items()}, ensemble_kwargs
         ),
     }
+    if client is not None and directory is None:
+        raise ValueError("directory is required with client: the workers write their chunks there (a folder that "
+                         "this process and every worker can reach); got directory=None")  # fmt: skip
     folder = None if directory is None else _prepare(Path(directory), attrs)
-    from tqdm.auto import tqdm
+    if client is not None:
+        from ._cluster import run_on_cluster
 
-    chunks = []
-    for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
-        path = None if folder is None else folder / f"chunk_{i:05d}.nc"
-        if path is not None and path.exists():
-            _check_chunk(path)
-            continue
-        idx = np.arange(start, min(start + chunk_size, n))
-        ds = _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs)
-        ds.attrs.update(attrs, chunk=i)
-        ds.attrs["checksum"] = dataset_checksum(ds)
-        if path is None:
-            chunks.append(ds)
-        else:
-            write_netcdf(ds, path)
+        folder = Path(os.path.abspath(folder))  # workers may start elsewhere; symlinks are kept (hosts differ)
+        todo = [(i, np.arange(s, min(s + chunk_size, n))) for i, s in enumerate(starts) if not _finished(folder, i)]
+        problem = (model, protocol, ts, obs, ensemble_kwargs)
+        run_on_cluster(client, problem, points, todo, min(chunk_size, n), attrs, folder, progress)
+    else:
+        chunks = _run_here(
+            model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs
+        )
     if folder is None:
         result = xr.concat(chunks, dim="sample")
     else:
-        files = [folder / f"chunk_{i:05d}.nc" for i in range(len(starts))]
+        files = [chunk_path(folder, i) for i in range(len(starts))]
         result = xr.open_mfdataset(files, combine="nested", concat_dim="sample", engine="netcdf4")
     result.attrs.update(attrs)
     return _as_grid(result, design) if design.is_grid else result
+
+
+def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs):
+    """Run the chunks in this process, one after another; returns them unless they go to ``folder``."""
+    from tqdm.auto import tqdm
+
+    n = len(next(iter(points.values())))
+    chunks = []
+    for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
+        if folder is not None and _finished(folder, i):
+            continue
+        idx = np.arange(start, min(start + chunk_size, n))
+        values = {k: v[idx] for k, v in points.items()}
+        ds = _run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
+        ds = finish_chunk(ds, attrs, i)
+        if folder is None:
+            chunks.append(ds)
+        else:
+            write_netcdf(ds, chunk_path(folder, i))
+    return chunks
 
 
 def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
@@ -139,6 +165,27 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
     return folder
 
 
+def chunk_path(folder: Path, i: int) -> Path:
+    """The file of chunk ``i``."""
+    return folder / f"chunk_{i:05d}.nc"
+
+
+def _finished(folder: Path, i: int) -> bool:
+    """True if chunk ``i`` is on disk and intact (a corrupt one raises)."""
+    path = chunk_path(folder, i)
+    if not path.exists():
+        return False
+    _check_chunk(path)
+    return True
+
+
+def finish_chunk(ds: xr.Dataset, attrs: dict[str, str], i: int) -> xr.Dataset:
+    """Stamp chunk ``i`` with the study's attributes and the checksum of its arrays."""
+    ds.attrs.update(attrs, chunk=i)
+    ds.attrs["checksum"] = dataset_checksum(ds)
+    return ds
+
+
 def _check_chunk(path: Path) -> None:
     """Refuse a finished chunk that is readable but not what was written (checksum of its arrays)."""
     try:
@@ -151,22 +198,26 @@ def _check_chunk(path: Path) -> None:
                          "rerun to recompute it")  # fmt: skip
 
 
-def _run_chunk(model, protocol, ts, points, idx, chunk_size, obs, ensemble_kwargs) -> xr.Dataset:
-    # The last chunk is padded with repeats of its last point so that every chunk has one shape
-    # (one compilation); the padding is dropped below.
-    padded = np.concatenate([idx, np.full(min(chunk_size, len(points[next(iter(points))])) - len(idx), idx[-1])])
-    values = {k: v[idx] for k, v in points.items()}
-    batch = make_batch(model, **{k: v[padded] for k, v in points.items()})
-    traj = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
-    traj = jax.tree.map(lambda x: x[: len(idx)], traj)
-    results = _observe(traj, tuple((name, fn) for name, (fn, _) in obs.items()))
+def _run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> xr.Dataset:
+    """Observables of the points ``values`` (global indices ``idx``) as a Dataset along ``sample``.
+
+    Every chunk runs ``size`` members, the last one padded with repeats of its last point, so that
+    all chunks share one shape and one compilation (on a cluster: one per worker process); the
+    padding is dropped after the observables.
+    """
+    padded = np.concatenate([np.arange(len(idx)), np.full(size - len(idx), len(idx) - 1)])
+    batch = make_batch(model, **{k: v[padded] for k, v in values.items()})
+    full = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
+    results = _observe(full, tuple((name, fn) for name, (fn, _) in obs.items()))
+    results = {name: np.asarray(value)[: len(idx)] for name, value in results.items()}
+    ok, steps = (np.asarray(x)[: len(idx)] for x in (full.succeeded, full.stats["num_steps"]))
     data_vars = {}
     for name, value in results.items():
         arr = np.asarray(value)
         dims = ("sample", *(f"{name}_dim{k}" for k in range(arr.ndim - 1)))
         data_vars[name] = xr.Variable(dims, arr, {"units": obs[name][1]} if obs[name][1] else {})
-    data_vars["solver_ok"] = xr.Variable(("sample",), np.asarray(traj.succeeded).astype(np.int8))
-    data_vars["num_steps"] = xr.Variable(("sample",), np.asarray(traj.stats["num_steps"]))
+    data_vars["solver_ok"] = xr.Variable(("sample",), ok.astype(np.int8))
+    data_vars["num_steps"] = xr.Variable(("sample",), steps)
     units = type(model).parameter_units
     coords = {"sample": idx}
     for name, v in values.items():

@@ -1,0 +1,226 @@
+"""The cluster engine of [`sweep`][difflab.sweep]: its chunks as `dask.distributed` tasks.
+
+`sweep(..., directory=folder, client=...)` sends every chunk that is not yet on disk to the
+workers of a Dask cluster, one task per chunk. A worker
+
+1. checks, the first time it meets a study, that it runs the client's difflab version and float64
+   mode and that it sees the marker file the client wrote into `folder` (a shared file system);
+2. unpickles the problem (model, protocol, save times, observables, solver options) once and keeps
+   it, so the jitted ensemble and observables compile once per worker process, not once per chunk;
+3. writes its chunk with the same fingerprint and checksum attributes as a local run, into a
+   private folder first and then renamed into place: a chunk file exists only once complete.
+
+A worker that dies mid-chunk leaves at most its private folder behind (removed at the end of the
+call); the scheduler gives the chunk to another worker, and a chunk that is still missing after a
+crash of the whole run is computed by the next call. Every chunk is computed by the same code as
+a local run ([`sweep`][difflab.sweep] without `client`), so the result is the same bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import socket
+import uuid
+from pathlib import Path
+from typing import Any
+
+import jax
+
+#: Seconds to wait for a scheduler to answer (and for its first worker) before giving up.
+CONNECT_TIMEOUT_S = 10.0
+#: Studies (problems) a worker keeps unpickled, most recent last.
+_KEEP = 4
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+# per worker process: unpickled problems by study token, and what the worker did (read by tests and users
+# through `client.run(worker_report)`)
+_PROBLEMS: dict[str, Any] = {}
+_REPORT: dict[str, Any] = {"compiles": 0, "chunks": []}
+_LISTENING: list[bool] = []
+
+
+class ClusterError(ValueError):
+    """The cluster cannot run this study: no scheduler, no workers, a worker with another difflab
+    version or precision, or an output folder that the workers cannot see."""
+
+
+def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
+    """A `distributed.Client` from ``client`` (a client, or a scheduler address) and whether we opened it.
+
+    ``timeout``: seconds to wait for the scheduler (default `CONNECT_TIMEOUT_S`).
+    """
+    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ImportError("client= needs dask.distributed; install it with: pip install 'difflab[cluster]'") from None
+    if isinstance(client, Client):
+        return client, False
+    if not isinstance(client, str):
+        raise TypeError(
+            "client must be a distributed.Client or a scheduler address such as 'tcp://host:8786'; "
+            f"got {type(client).__name__}"
+        )
+    try:
+        return Client(client, timeout=timeout, set_as_default=False), True
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ClusterError(
+            f"client: no Dask scheduler answered at {client!r} within {timeout:g} s ({err}); start one with "
+            "`dask scheduler` and pass the address it prints (tcp://host:8786)"
+        ) from None
+
+
+def expected_worker() -> tuple[str, bool]:
+    """What every worker must match: this process's difflab version and float64 mode."""
+    import difflab
+
+    return str(difflab.__version__), bool(jax.config.jax_enable_x64)
+
+
+def worker_facts(marker: str, token: str) -> dict[str, Any]:
+    """What a worker process runs, and whether it sees the client's marker file (run on the worker)."""
+    try:
+        sees = Path(marker).read_text() == token
+    except OSError:
+        sees = False
+    version, x64 = expected_worker()
+    return {"version": version, "x64": x64, "sees_folder": sees}
+
+
+def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, bool], folder: Path) -> None:
+    """Raise [`ClusterError`][] if ``worker`` differs from this process or does not see ``folder``."""
+    version, x64 = expected
+    if facts["version"] != version:
+        raise ClusterError(
+            f"client: worker {worker} runs difflab {facts['version']} but this process runs difflab {version}; "
+            "install the same version on every worker (chunks of different versions do not belong together)"
+        )
+    if facts["x64"] != x64:
+        raise ClusterError(
+            f"client: worker {worker} has jax_enable_x64={facts['x64']} but this process has {x64}; start the "
+            "workers with the same JAX_ENABLE_X64 setting"
+        )
+    if not facts["sees_folder"]:
+        raise ClusterError(
+            f"directory: {str(folder)!r} is not shared with worker {worker} (it cannot read the marker file this "
+            "process wrote there); give a folder on a file system that this process and every worker mount at "
+            "the same path"
+        )
+
+
+def check_workers(client: Any, folder: Path, marker: Path, token: str, expected: tuple[str, bool]) -> None:
+    """Wait for a first worker, then check every worker now connected (later ones check themselves)."""
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+    except TimeoutError:
+        raise ClusterError(
+            f"client: the scheduler at {client.scheduler.address} has no workers after {CONNECT_TIMEOUT_S:g} s; "
+            "start some with `dask worker ADDRESS`"
+        ) from None
+    for worker, facts in sorted(client.run(worker_facts, str(marker), token).items()):
+        refuse_mismatch(worker, facts, expected, folder)
+
+
+def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, progress) -> None:
+    """Compute the chunks ``todo`` (``[(i, indices), ...]``) on the cluster into ``folder``."""
+    import cloudpickle
+    from distributed import as_completed
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+    from tqdm.auto import tqdm
+
+    client, owned = connect(client)
+    token = uuid.uuid4().hex
+    marker = folder / f".difflab-marker-{token}"
+    marker.write_text(token)
+    try:
+        expected = expected_worker()
+        check_workers(client, folder, marker, token, expected)
+        blob = cloudpickle.dumps(problem)  # once: every task carries these bytes, not a new pickle
+        futures = {
+            client.submit(_chunk_task, token, blob, expected, i, idx, {k: v[idx] for k, v in points.items()},
+                          size, attrs, str(folder), key=f"difflab-chunk-{i:05d}-{token[:12]}"): i
+            for i, idx in todo
+        }  # fmt: skip
+        bar = tqdm(total=len(todo), desc="sweep", disable=None if progress is None else not progress)
+        if not bar.disable:
+            bar.write(f"Dask dashboard: {client.dashboard_link}")
+        try:
+            for future in as_completed(futures):
+                try:
+                    future.result()  # raises a task's error (a worker's refusal, a failed chunk) here
+                except (KilledWorker, FutureCancelledError) as err:
+                    raise ClusterError(f"chunk {futures[future]} could not be computed: {err}") from None
+                bar.update()
+        finally:
+            client.cancel(list(futures))
+            bar.close()
+    finally:
+        marker.unlink(missing_ok=True)
+        # private folders of this call's writers: any still here belonged to a worker that died mid-write
+        for leftover in folder.glob(f".difflab-{token[:12]}-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        if owned:
+            client.close()
+
+
+def _chunk_task(token, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:
+    """One chunk on a worker: check the worker once per study, compute, publish the file."""
+    from distributed import get_worker
+
+    from ._sweep import _run_chunk, chunk_path, finish_chunk
+
+    _listen_for_compiles()
+    folder = Path(folder)
+    worker = get_worker().address
+    if token not in _PROBLEMS:
+        refuse_mismatch(worker, worker_facts(str(folder / f".difflab-marker-{token}"), token), expected, folder)
+        _PROBLEMS[token] = pickle.loads(blob)
+        while len(_PROBLEMS) > _KEEP:
+            _PROBLEMS.pop(next(iter(_PROBLEMS)))
+    model, protocol, ts, obs, ensemble_kwargs = _PROBLEMS[token]
+    before = _REPORT["compiles"]
+    ds = finish_chunk(_run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs), attrs, i)
+    private = folder / f".difflab-{token[:12]}-{socket.gethostname()}-{os.getpid()}"
+    _publish(ds, chunk_path(folder, i), private)
+    done = {"chunk": i, "token": token, "compiles": _REPORT["compiles"] - before}
+    _REPORT["chunks"].append(done)
+    return {**done, "worker": worker}
+
+
+def _publish(ds, path: Path, private: Path) -> None:
+    """Write ``ds`` completely in ``private``, then rename it to ``path`` (atomic on one file system).
+
+    The private folder keeps writers on different hosts apart: the cleanup of a local atomic write
+    judges temporaries by process id, which means nothing for another host's process.
+    """
+    from ..data._netcdf import write_netcdf
+
+    tmp = write_netcdf(ds, private / path.name, overwrite=True)
+    if path.exists():  # a second run of this chunk (its first worker was presumed dead): keep the first
+        tmp.unlink()
+    else:
+        os.replace(tmp, path)
+
+
+def _listen_for_compiles() -> None:
+    """Count XLA compilations in this process (once per process)."""
+    if _LISTENING:
+        return
+
+    def count(event: str, duration: float, **kwargs: Any) -> None:
+        if event == _COMPILE_EVENT:
+            _REPORT["compiles"] += 1
+
+    jax.monitoring.register_event_duration_secs_listener(count)
+    _LISTENING.append(True)
+
+
+def worker_report() -> dict[str, Any]:
+    """What this worker process did: XLA compilations so far, and per chunk those it caused.
+
+    Run it on every worker with ``client.run(worker_report)``: after the first chunk of a study, a
+    worker's chunks should report ``compiles == 0``.
+    """
+    return {"compiles": _REPORT["compiles"], "chunks": list(_REPORT["chunks"])}
