@@ -45,7 +45,8 @@ def test_user_kraus_equals_builtin():
 
 def test_noisy_circuit_keeps_a_valid_density_matrix():
     ops = [qc.H(0), qc.CNOT(0, 1), qc.RX(0.4, 2), qc.Depolarizing(0.1, 1), qc.Toffoli(0, 1, 2),
-           qc.AmplitudeDamping(0.3, 2), qc.Dephasing(0.5, 0), qc.CRY(1.2, 2, 0), qc.ReadoutError(0.02, 0.05, wire=1)]  # fmt: skip
+           qc.AmplitudeDamping(0.3, 2), qc.Dephasing(0.5, 0), qc.CRY(1.2, 2, 0),
+           qc.ReadoutError(0.02, 0.05, wire=1)]  # fmt: skip
     rho = np.asarray(qc.Circuit(3, ops).density_matrix())
     assert abs(np.trace(rho) - 1) < 1e-14
     np.testing.assert_allclose(rho, rho.conj().T, atol=1e-15)

@@ -16,7 +16,7 @@ def test_bad_wires():
         qc.SWAP(1, 1)
     with pytest.raises(ValueError, match="`wires` must be non-negative wire indices; got \\(-1,\\)"):
         qc.X(-1)
-    with pytest.raises(ValueError, match=r"`wire` must be one or more integer wire indices; got 0\.5"):
+    with pytest.raises(ValueError, match=r"`wires` must be one or more integer wire indices; got 0\.5"):
         qc.RX(0.1, 0.5)
     with pytest.raises(ValueError, match="`controls` \\(1,\\) must not overlap the target wires \\(1,\\)"):
         qc.CNOT(1, 1)

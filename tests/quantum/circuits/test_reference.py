@@ -10,12 +10,14 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import difflab.datasets
 import difflab.quantum.circuits as qc
 from difflab.quantum.circuits._spec import circuit_from_spec
 
 
+@pytest.mark.slow
 def test_statevector_expectations_and_gradients_match_pennylane():
     ref = difflab.datasets.load("quantum/circuits/reference_statevector.nc")
     n, spec = int(ref.n_wires), str(ref.circuit)

@@ -49,7 +49,7 @@ def as_wires(name: str, wires, n_wires: int | None = None) -> tuple[int, ...]:
 
     Raises `ValueError` naming the argument otherwise.
     """
-    ws = (wires,) if isinstance(wires, int | np.integer) else tuple(wires)
+    ws = tuple(wires) if isinstance(wires, list | tuple | np.ndarray) else (wires,)
     if not ws or not all(isinstance(w, int | np.integer) and not isinstance(w, bool) for w in ws):
         raise ValueError(f"`{name}` must be one or more integer wire indices; got {wires!r}.")
     ws = tuple(int(w) for w in ws)
