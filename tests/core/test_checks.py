@@ -83,3 +83,11 @@ def test_gradient_of_a_physical_member_is_unchanged(hh):
     h = 1e-4
     fd = (v_end(36.0 + h) - v_end(36.0 - h)) / (2 * h)
     np.testing.assert_allclose(float(grad), float(fd), rtol=1e-5)
+
+
+@pytest.mark.parametrize(("gate", "value"), [("m", 1.5), ("h", -0.1)])
+def test_gates_outside_0_1_in_y0_are_refused(hh, gate, value):
+    y0 = dict(hh.initial_state())
+    y0[gate] = jnp.asarray(value)
+    with pytest.raises(ValueError, match=rf"y0\['{gate}'\] must lie in \[0, 1\].*got {value}"):
+        difflab.simulate(hh, STIM, TS, y0=y0)

@@ -149,6 +149,11 @@ class HodgkinHuxley(AbstractModel):
     def check_state(self, y) -> None:
         self.validate()
         super().check_state(y)
+        for name in self.gate_names:  # gating variables are open fractions
+            value = np.asarray(y[name]) if is_concrete(y[name]) else None
+            if value is not None and np.any((value < 0) | (value > 1)):
+                bad = value[(value < 0) | (value > 1)].ravel()[0] if value.ndim else value
+                raise ValueError(f"y0[{name!r}] must lie in [0, 1] (a gate's open fraction); got {bad}")
 
     # ---------------------------------------------------------------- dynamics
     def gate_rates(self, V: Array) -> dict[str, tuple[Array, Array]]:

@@ -125,3 +125,13 @@ def is_hermitian(x) -> bool:
     except ValueError:
         return False
     return True
+
+
+TIME_UNITS = ("ns", "us")
+
+
+def check_time_units(time_units) -> str:
+    """Raise `ValueError` unless `time_units` is one of `TIME_UNITS` (frequencies are in rad per this unit)."""
+    if time_units not in TIME_UNITS:
+        raise ValueError(f"`time_units` must be one of {TIME_UNITS} (frequencies in rad per unit); got {time_units!r}")
+    return time_units

@@ -20,7 +20,7 @@ from jaxtyping import Array, ArrayLike, Complex
 
 from ..core._model import StateInfo
 from ._base import AbstractQuantumModel, convert_drives
-from ._checks import check_density, check_finite, check_same_dim
+from ._checks import check_density, check_finite, check_same_dim, check_time_units
 from ._drives import Drive
 from ._operator import Operator, as_operator
 from ._schrodinger import split_state
@@ -67,7 +67,7 @@ class LindbladModel(AbstractQuantumModel):
             ops.append(as_operator(op, name=f"jump_ops[{k}]", layout=layout))
         self.jump_ops = tuple(ops)
         self.y0 = split_state(as_density(rho0, n), "rho")
-        self.time_units = time_units
+        self.time_units = check_time_units(time_units)
 
     def vector_field(self, t, y, args):
         G = self.hamiltonian(t, args).times_minus_i()

@@ -16,6 +16,7 @@ from typing import ClassVar
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
+from ..core._checks import raise_if_unphysical
 from ..core._model import AbstractModel, StateInfo
 from ._lindblad import LindbladModel
 from ._observables import expect_dm
@@ -51,6 +52,15 @@ class RabiQubit(AbstractModel):
         self.t2_ratio = jnp.asarray(t2, dtype=float) / (2.0 * self.t1)
         ground = jnp.zeros((2, 2, 2)).at[0, 1, 1].set(1.0)
         self.rho0 = ground if rho0 is None else LindbladModel(jnp.zeros((2, 2)), rho0=rho0).y0["rho"]
+        raise_if_unphysical(self.physical_checks())
+
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """Finite parameters, $T_1 > 0$ and $0 < T_2 \\le 2T_1$ (dephasing rate $\\ge 0$)."""
+        checks = super().physical_checks()
+        checks["T1 must be > 0 us"] = (self.t1 > 0, self.t1)
+        checks["T2 must be > 0 us"] = (self.t2_ratio > 0, self.t2)
+        checks["T2 must be <= 2 T1 (pure dephasing rate >= 0)"] = (self.t2_ratio <= 1 + 1e-12, self.t2)
+        return checks
 
     @property
     def t2(self) -> Array:

@@ -18,7 +18,7 @@ from jaxtyping import Array, ArrayLike, Complex
 from ..core._checks import is_concrete
 from ..core._model import StateInfo
 from ._base import AbstractQuantumModel, convert_drives
-from ._checks import check_ket
+from ._checks import check_ket, check_time_units
 from ._drives import Drive
 from ._operator import Operator
 
@@ -57,7 +57,7 @@ class SchrodingerModel(AbstractQuantumModel):
             psi0 = jnp.zeros(n, complex).at[0].set(1.0)
         check_ket(psi0, n, "psi0")
         self.y0 = split_state(psi0, "psi")
-        self.time_units = time_units
+        self.time_units = check_time_units(time_units)
 
     def vector_field(self, t, y, args):
         generator = self.hamiltonian(t, args).times_minus_i()
