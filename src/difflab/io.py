@@ -1,4 +1,4 @@
-"""Public namespace for data files (``difflab.io``): netCDF input/output and NWB current-clamp recordings."""
+"""Public namespace for data files (`difflab.io`): netCDF input/output and NWB current-clamp recordings."""
 
 from .data._netcdf import DataFileError as DataFileError
 from .data._netcdf import ensure_writable_folder as ensure_writable_folder

@@ -1,6 +1,6 @@
 """`calibrate`: fit named model parameters to measured data (multi-start, many recordings, resumable).
 
-Every fit runs as one ensemble of *members*: ``recordings × starts`` independent problems,
+Every fit runs as one ensemble of *members*: `recordings × starts` independent problems,
 vmapped through one jitted optimiser step. The step is compiled once per problem shape:
 new data, new initial values or new bounds of the same shapes reuse it.
 """
@@ -63,65 +63,65 @@ def calibrate(
     callback: Callable[[int, np.ndarray], None] | None = None,
     refine: bool = True,
 ) -> Calibration:
-    r"""Fit the parameters named in ``params`` so that ``model`` driven by ``protocol`` matches ``data``.
+    r"""Fit the parameters named in `params` so that `model` driven by `protocol` matches `data`.
 
-    Every other field of ``model`` stays fixed. Each parameter is optimised through its
-    bijective transform (``Positive()``, ``Log()``, ``Bounded(lo, hi)``), so it never leaves
+    Every other field of `model` stays fixed. Each parameter is optimised through its
+    bijective transform (`Positive()`, `Log()`, `Bounded(lo, hi)`), so it never leaves
     its domain.
 
     Args:
         model: the initial model; its current values are the first start.
         protocol: the input, or a list of one protocol per recording.
-        data: ``xarray.Dataset`` / ``DataArray`` with a ``time`` dimension, or a dict
-            ``{"time": ts, name: values}``. Variables are model state names (or names that
-            ``observe`` returns). A dimension before ``time`` labels recordings, fitted
+        data: `xarray.Dataset` / `DataArray` with a `time` dimension, or a dict
+            `{"time": ts, name: values}`. Variables are model state names (or names that
+            `observe` returns). A dimension before `time` labels recordings, fitted
             independently in one call. **NaN samples are masked** (left out of the loss).
-            ``units`` attributes are honoured: volts become mV, seconds ms (another SI prefix of
+            `units` attributes are honoured: volts become mV, seconds ms (another SI prefix of
             the model's unit is converted; anything else is refused); without one the data are
             taken to be in the model's units.
-        params: parameter name (alias or dotted path) -> transform, or ``(lo, hi)`` for
-            ``Bounded(lo, hi)``.
-        loss: ``"mse"`` (trace mean squared error, least squares), ``"spike_times"`` (least squares),
-            ``"firing_rate"``, an [`AbstractLoss`][difflab.AbstractLoss] or a callable
-            ``loss(pred, data, mask) -> scalar``.
-        optimizer: ``"lm"`` (optimistix Levenberg–Marquardt, the default for least-squares
+        params: parameter name (alias or dotted path) -> transform, or `(lo, hi)` for
+            `Bounded(lo, hi)`.
+        loss: `"mse"` (trace mean squared error, least squares), `"spike_times"` (least squares),
+            `"firing_rate"`, an [`AbstractLoss`][difflab.AbstractLoss] or a callable
+            `loss(pred, data, mask) -> scalar`.
+        optimizer: `"lm"` (optimistix Levenberg–Marquardt, the default for least-squares
             losses: it converged in far fewer steps than Adam on the HH fit, see the docs),
-            ``"gauss_newton"``, ``"adam"`` (default for other losses), an optimistix
-            least-squares solver or any optax ``GradientTransformation``.
+            `"gauss_newton"`, `"adam"` (default for other losses), an optimistix
+            least-squares solver or any optax `GradientTransformation`.
         steps: total number of optimiser steps (a resumed fit continues up to this number;
             least-squares solvers stop early once every member has converged). With
-            ``GrowingWindows`` each stage runs up to this many.
+            `GrowingWindows` each stage runs up to this many.
         starts: number of initial guesses per recording; the first is the model's own
-            values, the others are drawn inside each transform's domain (``Bounded``: uniform
-            in ``[lo, hi]``; ``Positive``/``Log``: log-uniform within a factor 2). Or a dict
-            ``{name: values}`` giving every start explicitly (physical units, one entry per
+            values, the others are drawn inside each transform's domain (`Bounded`: uniform
+            in `[lo, hi]`; `Positive`/`Log`: log-uniform within a factor 2). Or a dict
+            `{name: values}` giving every start explicitly (physical units, one entry per
             start, same length for all fitted names).
-        key: random key for the extra starts (required when ``starts > 1``).
+        key: random key for the extra starts (required when `starts > 1`).
         strategy: the global strategy (see [`GrowingWindows`][difflab.GrowingWindows] and
-            docs/calibration.md). ``"auto"`` (default): where the model can estimate every fitted
+            docs/calibration.md). `"auto"` (default): where the model can estimate every fitted
             parameter from the data by least squares (Hodgkin–Huxley conductances from a recorded
             potential), every start begins at that estimate, which lies in the global basin
-            whatever the start; otherwise as ``"multistart"`` (``GrowingWindows`` cannot resume
-            from a checkpoint yet, so it is chosen, not defaulted). ``"linear"``: that estimate, or an
-            error if the model has none. ``"multistart"``: the starts as given, all data.
-            ``"windows"`` or ``GrowingWindows(first, factor)``: fit a growing first part of the
+            whatever the start; otherwise as `"multistart"` (`GrowingWindows` cannot resume
+            from a checkpoint yet, so it is chosen, not defaulted). `"linear"`: that estimate, or an
+            error if the model has none. `"multistart"`: the starts as given, all data.
+            `"windows"` or `GrowingWindows(first, factor)`: fit a growing first part of the
             data, each stage from the last one's optimum (any model and loss).
-        ts: simulation save times. ``None``: the data times. Otherwise the simulation is
-            linearly interpolated onto the data times, which must lie inside ``ts``.
+        ts: simulation save times. `None`: the data times. Otherwise the simulation is
+            linearly interpolated onto the data times, which must lie inside `ts`.
         variables: which data variables to fit (default: all that the model produces).
-        observe: ``observe(t, y, protocol) -> dict`` to fit derived outputs (see ``simulate``).
+        observe: `observe(t, y, protocol) -> dict` to fit derived outputs (see `simulate`).
         simulate_options: extra keywords for [`difflab.simulate`][] (solver, tolerances, ...).
-        checkpoint: netCDF file written atomically every ``checkpoint_every`` steps, at the
-            end, and on Ctrl-C. An existing file is never overwritten unless it is ``resume``.
+        checkpoint: netCDF file written atomically every `checkpoint_every` steps, at the
+            end, and on Ctrl-C. An existing file is never overwritten unless it is `resume`.
         resume: a checkpoint to continue from, exactly where it stopped.
-        progress: show a progress bar (``None``: only when stderr is a terminal).
-        callback: ``callback(step, losses)`` after every step (``losses`` per member).
+        progress: show a progress bar (`None`: only when stderr is a terminal).
+        callback: `callback(step, losses)` after every step (`losses` per member).
         refine: least-squares fits only: when solving the model more finely (half the fixed step,
             or tolerances ÷ 16) moves the optimum by more than a quarter of a standard error,
             continue the best start at a resolution fine enough by the step's order (at most three
             halvings, 8× the steps), so that the discretisation
             does not bias the estimate beyond its stated error. Never done when
-            ``simulate_options`` fixes ``dt0``, ``solver`` or ``stepsize_controller``: then a
+            `simulate_options` fixes `dt0`, `solver` or `stepsize_controller`: then a
             [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
 
     Returns:
@@ -204,7 +204,7 @@ def _refine(adapter, problem, members, state, steps, fit, starts):
     """Re-solve the best start of each recording finely enough that the step does not bias the estimate.
 
     Returns the refined problem, the number of steps taken and, when the resolution was fine already
-    (0 steps), the ``(losses, ok, stats)`` computed for the check, which `assemble` then reuses.
+    (0 steps), the `(losses, ok, stats)` computed for the check, which `assemble` then reuses.
     """
     losses, ok = _evaluate(problem, state["theta"], members)
     index = best_members(losses, fit.n_recordings, starts)
@@ -227,7 +227,7 @@ def _refine(adapter, problem, members, state, steps, fit, starts):
 
 
 def _every_start(result: Calibration, starts: int) -> Calibration:
-    """A one-start result reported for each of ``starts`` identical starts (``strategy="linear"``)."""
+    """A one-start result reported for each of `starts` identical starts (`strategy="linear"`)."""
     same = {"start": np.zeros(starts, dtype=int)}
     return dataclasses.replace(
         result,
@@ -240,7 +240,7 @@ def _every_start(result: Calibration, starts: int) -> Calibration:
 def _global_start(strategy, problem, fit, members, theta, starts):
     """Initial parameters after the strategy's global step, and the strategy that runs.
 
-    ``"auto"``: the linear estimate where the model has one, else ``"multistart"``.
+    `"auto"`: the linear estimate where the model has one, else `"multistart"`.
     """
     if strategy not in ("auto", "linear"):
         return theta, strategy
@@ -307,7 +307,7 @@ def _check_checkpoint(checkpoint, resume):
 
 
 def _members(protocol, fit: FitData, starts: int):
-    """``(protocol, data, mask)`` with a leading member axis (member = recording * starts + start)."""
+    """`(protocol, data, mask)` with a leading member axis (member = recording * starts + start)."""
     n_rec = fit.n_recordings
     if isinstance(protocol, list | tuple):
         if len(protocol) != n_rec:
@@ -329,7 +329,7 @@ def _members(protocol, fit: FitData, starts: int):
 
 
 def _check_covers(protocol, ts: np.ndarray, name: str) -> None:
-    """Refuse a recorded input (``Sampled``/``PiecewiseLinear``, also inside a ``Sum``) that ends before the data.
+    """Refuse a recorded input (`Sampled`/`PiecewiseLinear`, also inside a `Sum`) that ends before the data.
 
     Outside its samples such an input is held at its last value, which for a recorded stimulus shorter
     than the recording would silently invent the missing current.
@@ -363,7 +363,7 @@ def _explicit_starts(starts, transforms) -> tuple[dict[str, np.ndarray], int]:
 
 
 def _initial_theta(problem: Problem, n_rec: int, starts: int, key, explicit=None) -> dict[str, jax.Array]:
-    """Unconstrained initial parameters ``(recording * starts, ...)``: the model's values, then random draws."""
+    """Unconstrained initial parameters `(recording * starts, ...)`: the model's values, then random draws."""
     theta = {}
     keys = jax.random.split(key, len(problem.paths)) if key is not None else [None] * len(problem.paths)
     for (name, path), k in zip(problem.paths, keys):

@@ -22,7 +22,7 @@ FORMAT = "difflab-calibration-checkpoint-1"
 
 
 def save(path: str | os.PathLike, *, theta, carry, history, step: int, meta: dict[str, str]) -> None:
-    """Write the state after ``step`` completed steps (replaces the previous checkpoint)."""
+    """Write the state after `step` completed steps (replaces the previous checkpoint)."""
     data_vars = {}
     for name, value in theta.items():
         data_vars[f"theta__{name}"] = _variable(f"theta__{name}", np.asarray(value))
@@ -40,10 +40,10 @@ def save(path: str | os.PathLike, *, theta, carry, history, step: int, meta: dic
 
 
 def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_like):
-    """Read a checkpoint written by ``save`` and check that it belongs to this fit.
+    """Read a checkpoint written by `save` and check that it belongs to this fit.
 
     Returns:
-        ``(theta, carry, history, step)``.
+        `(theta, carry, history, step)`.
 
     Raises:
         ValueError: the file is not a calibration checkpoint, or was written for another

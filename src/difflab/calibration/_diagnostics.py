@@ -6,12 +6,12 @@ causes. Two other errors can exceed it and then bias the estimate by more than i
 - **Discretisation.** The optimum of a fit to a model solved with step $h$ is the optimum for that
   discrete model. `fit_statistics` measures how far it
   moves when the model is solved more finely (half the fixed step, or tolerances ÷ 16). When the
-  shift exceeds ``REFINE_FRACTION`` of a standard error and the user left the step to difflab,
-  `calibrate` halves the step as often as the shift predicts is needed (at most ``MAX_HALVINGS``
+  shift exceeds `REFINE_FRACTION` of a standard error and the user left the step to difflab,
+  `calibrate` halves the step as often as the shift predicts is needed (at most `MAX_HALVINGS`
   times) and continues from the current optimum; otherwise it warns.
 - **Model error.** A residual variance well above the noise variance estimated from the data itself
   (`noise_sigma`) means the model cannot reproduce the data:
-  the fit warns and ``Calibration.diagnostics.misfit_ratio`` says by how much.
+  the fit warns and `Calibration.diagnostics.misfit_ratio` says by how much.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def user_fixed_resolution(options) -> bool:
 
 
 def finer(problem, protocol, halvings: int = 1):
-    """``problem`` solved more finely: the fixed step halved ``halvings`` times, or PID tolerances ÷ 16 as often.
+    """`problem` solved more finely: the fixed step halved `halvings` times, or PID tolerances ÷ 16 as often.
 
-    ``None`` when the resolution cannot be refined (another controller, a traced step).
+    `None` when the resolution cannot be refined (another controller, a traced step).
     """
     options = dict(problem.sim_options)
     model = problem.model
@@ -76,9 +76,9 @@ def best_members(losses: np.ndarray, n_rec: int, starts: int) -> np.ndarray:
 
 
 def member_statistics(problem, theta, members, index, with_shift: bool = True) -> list[dict[str, np.ndarray]]:
-    """`fit_statistics` of every member in ``index`` as numpy arrays.
+    """`fit_statistics` of every member in `index` as numpy arrays.
 
-    ``shift`` is NaN where the model's resolution cannot be refined (or ``with_shift`` is off).
+    `shift` is NaN where the model's resolution cannot be refined (or `with_shift` is off).
     """
     out = []
     physical = problem.physical(theta)
@@ -100,7 +100,7 @@ def _shift_ratio(stats) -> float:
 
 
 def halvings_needed(found) -> int:
-    r"""How many halvings of the step bring the discretisation bias below ``REFINE_FRACTION`` standard errors.
+    r"""How many halvings of the step bring the discretisation bias below `REFINE_FRACTION` standard errors.
 
     For a scheme of order 2 the bias of the optimum at step $h$ is about $\tfrac43$ of its shift
     between $h$ and $h/2$ and falls as $h^2$, so $k$ halvings divide it by $4^k$. 0: no refinement.
@@ -115,7 +115,7 @@ def diagnostics(stats, fit, labels, trace_loss: bool = True) -> xr.Dataset:
     """Noise level, residual level, misfit ratio and resolution shift of every recording's best start.
 
     The misfit ratio compares trace residuals with the trace's noise, so it is NaN unless the loss is
-    the trace MSE (``trace_loss``); it is also NaN for noise-free data (a noise level below 1e-6 of
+    the trace MSE (`trace_loss`); it is also NaN for noise-free data (a noise level below 1e-6 of
     the data's spread), where a ratio of two rounding errors says nothing.
     """
     noise, spread = [], []

@@ -1,9 +1,9 @@
 """Calibration losses: trace MSE with masks, spike-time and firing-rate features, user callables.
 
-Every loss is called per recording and start as ``loss(pred, data, mask) -> scalar`` where
-``pred``, ``data`` and ``mask`` map each fitted variable to an array ``(time, ...)`` on the data
-times. ``mask`` is ``False`` where a sample is missing (NaN in the data). Least-squares losses
-also give ``residuals(...)``, which Gauss–Newton / Levenberg–Marquardt use directly.
+Every loss is called per recording and start as `loss(pred, data, mask) -> scalar` where
+`pred`, `data` and `mask` map each fitted variable to an array `(time, ...)` on the data
+times. `mask` is `False` where a sample is missing (NaN in the data). Least-squares losses
+also give `residuals(...)`, which Gauss–Newton / Levenberg–Marquardt use directly.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from jaxtyping import Array
 class AbstractLoss(eqx.Module):
     """A scalar objective of the predicted and measured outputs."""
 
-    #: True when the loss is a sum of squared ``residuals`` (enables Gauss–Newton / LM).
+    #: True when the loss is a sum of squared `residuals` (enables Gauss–Newton / LM).
     least_squares = False
 
     @abc.abstractmethod
@@ -67,15 +67,15 @@ class MSE(AbstractLoss):
 
 
 def crossing_times(v: Array, ts: Array, threshold: float, n: int, refractory: float = 0.0) -> tuple[Array, Array]:
-    """The first ``n`` upward crossings of ``threshold`` by the sampled trace ``v(ts)``.
+    """The first `n` upward crossings of `threshold` by the sampled trace `v(ts)`.
 
     The crossing time inside a sample interval is linearly interpolated, so it is a smooth
     function of the samples (differentiable while the number of crossings does not change).
-    A crossing within ``refractory`` (time units) after another one is not counted: on a noisy
+    A crossing within `refractory` (time units) after another one is not counted: on a noisy
     recording the upstroke of one spike can cross the threshold two or three times.
 
     Returns:
-        ``(times, found)``: crossing times (``ts[-1]`` where fewer than ``n`` exist) and a mask.
+        `(times, found)`: crossing times (`ts[-1]` where fewer than `n` exist) and a mask.
     """
     up = (v[:-1] < threshold) & (v[1:] >= threshold)
     if refractory > 0:
@@ -95,18 +95,18 @@ def crossing_times(v: Array, ts: Array, threshold: float, n: int, refractory: fl
 
 
 class SpikeTimes(AbstractLoss):
-    r"""Mean squared difference of the first spike times (upward ``threshold`` crossings).
+    r"""Mean squared difference of the first spike times (upward `threshold` crossings).
 
     $$L = \frac1{n} \sum_{k \le n} (\hat t_k - t_k)^2$$
 
-    over the $n$ spikes found in the data (up to ``max_spikes``). Spikes the data has but the
+    over the $n$ spikes found in the data (up to `max_spikes`). Spikes the data has but the
     prediction lacks count as occurring at the last data time, which keeps the loss finite and
     pushes the model towards firing. A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$),
     so Levenberg–Marquardt fits it and the fit reports standard errors: use it when only the spike
     times of a recording can be trusted (drifting baseline, filtered or clipped trace).
 
     Args:
-        variable: the voltage-like output (e.g. ``"V"``, mV).
+        variable: the voltage-like output (e.g. `"V"`, mV).
         threshold: crossing level (same units; 0 mV in NEURON's convention).
         max_spikes: how many spikes to compare (static, sets array shapes).
         refractory: in the *data*, a crossing this soon (time units, e.g. ms) after another belongs to
@@ -147,8 +147,8 @@ def soft_spike_count(v: Array, threshold: float, width: float) -> Array:
     $$N \approx \sum_i \max(0, s_{i+1} - s_i)$$
 
     Each excursion from well below $\theta$ to well above it adds ~1 however finely it is
-    sampled; the count is smooth in ``v`` away from ties, so gradients flow to the parameters.
-    ``width`` (output units) should be small compared to the spike height (a few mV for spikes).
+    sampled; the count is smooth in `v` away from ties, so gradients flow to the parameters.
+    `width` (output units) should be small compared to the spike height (a few mV for spikes).
     """
     s = jax.nn.sigmoid((v - threshold) / width)
     return jnp.sum(jnp.maximum(s[1:] - s[:-1], 0.0))
@@ -160,8 +160,8 @@ class FiringRate(AbstractLoss):
     Args:
         variable: voltage-like output.
         threshold: crossing level.
-        width: softness of the count (output units); see ``soft_spike_count`` in this module.
-        duration: window length in model time units; the rate is ``count / duration``
+        width: softness of the count (output units); see `soft_spike_count` in this module.
+        duration: window length in model time units; the rate is `count / duration`
             (spikes per model time unit, e.g. per ms).
     """
 
@@ -179,7 +179,7 @@ class FiringRate(AbstractLoss):
 
 
 class CallableLoss(AbstractLoss):
-    """Wraps a user function ``fn(pred, data, mask) -> scalar``."""
+    """Wraps a user function `fn(pred, data, mask) -> scalar`."""
 
     fn: Callable = eqx.field(static=True)
 
@@ -188,7 +188,7 @@ class CallableLoss(AbstractLoss):
 
 
 def as_loss(loss, data_ts) -> AbstractLoss:
-    """A loss from ``"mse"``, ``"spike_times"``, ``"firing_rate"``, an ``AbstractLoss`` or a callable."""
+    """A loss from `"mse"`, `"spike_times"`, `"firing_rate"`, an `AbstractLoss` or a callable."""
     if isinstance(loss, SpikeTimes) and loss.ts is None:
         return eqx.tree_at(lambda l: l.ts, loss, jnp.asarray(data_ts), is_leaf=lambda x: x is None)
     if isinstance(loss, AbstractLoss):

@@ -1,8 +1,8 @@
 """Measured data for calibration: times, values, a mask for missing samples, recording labels.
 
-Accepted inputs: an ``xarray.Dataset`` or ``DataArray`` with a ``time`` dimension, or a dict
-``{"time": ts, "V": values, ...}`` of arrays. Dimensions before ``time`` (at most one) label
-several recordings fitted independently in one call; dimensions after ``time`` are the
+Accepted inputs: an `xarray.Dataset` or `DataArray` with a `time` dimension, or a dict
+`{"time": ts, "V": values, ...}` of arrays. Dimensions before `time` (at most one) label
+several recordings fitted independently in one call; dimensions after `time` are the
 variable's own axes. NaN samples are **masked** (left out of the loss), never refused,
 unless a variable has no finite sample at all.
 """
@@ -25,12 +25,12 @@ class FitData:
     """Data normalised for fitting (host arrays).
 
     Attributes:
-        ts: data times, shape ``(time,)``.
-        values: name -> array ``(recording, time, ...)`` with NaN replaced by 0.
-        mask: name -> bool array of the same shape, ``True`` where a sample was measured.
-        recording_dim: name of the recording dimension (``None`` for a single recording).
-        recordings: labels of the recordings (length ``recording``).
-        units: name -> units attribute (``""`` if unknown).
+        ts: data times, shape `(time,)`.
+        values: name -> array `(recording, time, ...)` with NaN replaced by 0.
+        mask: name -> bool array of the same shape, `True` where a sample was measured.
+        recording_dim: name of the recording dimension (`None` for a single recording).
+        recordings: labels of the recordings (length `recording`).
+        units: name -> units attribute (`""` if unknown).
     """
 
     ts: np.ndarray
@@ -60,11 +60,11 @@ def as_fit_data(
     model_units: Mapping[str, str] | None = None,
     time_units: str = "",
 ) -> FitData:
-    """Normalise ``data`` and check it against the ``available`` model outputs.
+    """Normalise `data` and check it against the `available` model outputs.
 
-    ``model_units`` (the model's units by output name) and ``time_units``: variables and the ``time``
-    coordinate whose ``units`` attribute names another SI prefix of the same unit are converted
-    (volts to mV, seconds to ms); other units are refused (see ``difflab.data._units``).
+    `model_units` (the model's units by output name) and `time_units`: variables and the `time`
+    coordinate whose `units` attribute names another SI prefix of the same unit are converted
+    (volts to mV, seconds to ms); other units are refused (see `difflab.data._units`).
 
     Raises:
         ValueError / TypeError: no time axis, non-increasing or non-finite times, a variable

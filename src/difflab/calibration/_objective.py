@@ -1,6 +1,6 @@
 """The calibration problem as a pure function of unconstrained parameters, and the optimiser adapters.
 
-``Problem`` holds everything a fit needs except the parameters and the data of one member
+`Problem` holds everything a fit needs except the parameters and the data of one member
 (one recording × one start): the base model, the transforms, the simulation settings and the
 loss. It is passed to the jitted step as an argument, so new data, new bounds or a new
 initial model of the same shapes reuse the compiled step.
@@ -44,7 +44,7 @@ class Problem(eqx.Module):
         return {name: self.transforms[name].forward(theta[name]) for name, _ in self.paths}
 
     def build(self, values: dict[str, jax.Array]) -> AbstractModel:
-        """The model with fitted parameters replaced by physical ``values``."""
+        """The model with fitted parameters replaced by physical `values`."""
         model = self.model
         for name, path in self.paths:
             old = where_path(path)(model)
@@ -63,13 +63,13 @@ class Problem(eqx.Module):
         return pred, traj.succeeded
 
     def objective(self, theta, member, adjoint=None) -> jax.Array:
-        """Scalar loss of one member ``(protocol, data, mask)``."""
+        """Scalar loss of one member `(protocol, data, mask)`."""
         protocol, data, mask = member
         pred, _ = self.predict(self.physical(theta), protocol, adjoint)
         return self.loss(pred, data, mask)
 
     def residuals(self, theta, member, adjoint=None) -> jax.Array:
-        """Residual vector of one member (least-squares losses only); ``sum(r**2)`` is the loss."""
+        """Residual vector of one member (least-squares losses only); `sum(r**2)` is the loss."""
         protocol, data, mask = member
         pred, _ = self.predict(self.physical(theta), protocol, adjoint)
         return self.loss.residuals(pred, data, mask)
@@ -82,7 +82,7 @@ def _interp(t_new, t_old, y):
 
 
 class OptaxAdapter(eqx.Module):
-    """Gradient descent with any ``optax.GradientTransformation`` on the scalar loss."""
+    """Gradient descent with any `optax.GradientTransformation` on the scalar loss."""
 
     optimizer: optax.GradientTransformation = eqx.field(static=True)
     name: str = eqx.field(static=True, default="optax")
@@ -96,7 +96,7 @@ class OptaxAdapter(eqx.Module):
         return self.optimizer.init(theta)
 
     def step(self, problem, theta, member, state):
-        """One update. Returns ``(theta, state, loss at the incoming theta, done=False)``."""
+        """One update. Returns `(theta, state, loss at the incoming theta, done=False)`."""
         fn = lambda th: problem.objective(th, member, self.adjoint)  # noqa: E731
         loss, grad = jax.value_and_grad(fn)(theta)
         updates, state = self.optimizer.update(grad, state, theta)
@@ -104,7 +104,7 @@ class OptaxAdapter(eqx.Module):
 
 
 class LeastSquaresAdapter(eqx.Module):
-    """Gauss–Newton-type steps of an ``optimistix`` least-squares solver (e.g. Levenberg–Marquardt).
+    """Gauss–Newton-type steps of an `optimistix` least-squares solver (e.g. Levenberg–Marquardt).
 
     The Jacobian is built in forward mode (one tangent solve per fitted scalar), which is the
     cheap direction when few parameters are fitted to many samples.
@@ -126,7 +126,7 @@ class LeastSquaresAdapter(eqx.Module):
         return self.solver.init(fn, theta, member, {}, f_struct, None, frozenset())
 
     def step(self, problem, theta, member, state):
-        """One accepted-or-rejected LM step. Returns ``(theta, state, loss at theta, done)``."""
+        """One accepted-or-rejected LM step. Returns `(theta, state, loss at theta, done)`."""
         fn = self._fn(problem)
         theta, state, _ = self.solver.step(fn, theta, member, {}, state, frozenset())
         done, _ = self.solver.terminate(fn, theta, member, {}, state, frozenset())
@@ -140,5 +140,5 @@ def carry_of(state):
 
 
 def with_static(carry, template):
-    """Re-attach the non-array part of a freshly initialised ``template`` state to ``carry``."""
+    """Re-attach the non-array part of a freshly initialised `template` state to `carry`."""
     return eqx.combine(carry, eqx.filter(template, eqx.is_array, inverse=True))

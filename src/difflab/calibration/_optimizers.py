@@ -10,8 +10,8 @@ import optimistix as optx
 from ._losses import AbstractLoss
 from ._objective import LeastSquaresAdapter, OptaxAdapter
 
-#: Step size of ``optimizer="adam"`` in the unconstrained space (≈ 5 % relative change per step
-#: for ``Log``/``Positive`` parameters of order one and above).
+#: Step size of `optimizer="adam"` in the unconstrained space (≈ 5 % relative change per step
+#: for `Log`/`Positive` parameters of order one and above).
 ADAM_LEARNING_RATE = 0.05
 #: Termination tolerances of the least-squares solvers (relative and absolute, Cauchy criterion).
 LSQ_RTOL = LSQ_ATOL = 1e-6
@@ -26,7 +26,7 @@ def _adam(learning_rate: float) -> optax.GradientTransformation:
 
 
 def as_adapter(optimizer, loss: AbstractLoss):
-    """An optimiser adapter for ``optimizer`` (see `calibrate`); checks it suits the loss."""
+    """An optimiser adapter for `optimizer` (see `calibrate`); checks it suits the loss."""
     if optimizer is None:
         optimizer = "lm" if loss.least_squares else "adam"
     if isinstance(optimizer, str):

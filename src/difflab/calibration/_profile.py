@@ -34,20 +34,20 @@ def profile(
     values: Sequence[float],
     **calibrate_kwargs: Any,
 ) -> xr.Dataset:
-    """The profile of parameter ``name`` over ``values``: every other parameter of ``params`` refitted at each.
+    """The profile of parameter `name` over `values`: every other parameter of `params` refitted at each.
 
     Args:
         model: the model, ideally at the best fit (its values start every refit).
         protocol, data: as for [`difflab.calibrate`][] (one recording).
-        params: all fitted parameters and their transforms, ``name`` among them.
+        params: all fitted parameters and their transforms, `name` among them.
         name: the profiled parameter.
         values: where to fix it (its units), e.g. a grid around the estimate.
-        **calibrate_kwargs: passed to every refit (``steps``, ``simulate_options``, ...).
+        **calibrate_kwargs: passed to every refit (`steps`, `simulate_options`, ...).
 
     Returns:
-        Dataset on dim ``name``: ``loss`` (the least-squares loss, e.g. the MSE), ``statistic``
-        ($\\Lambda$), the refitted values of the other parameters, and attrs ``interval_lo`` /
-        ``interval_hi`` (NaN where the profile does not rise above the threshold inside ``values``).
+        Dataset on dim `name`: `loss` (the least-squares loss, e.g. the MSE), `statistic`
+        ($\\Lambda$), the refitted values of the other parameters, and attrs `interval_lo` /
+        `interval_hi` (NaN where the profile does not rise above the threshold inside `values`).
     """
     from ._calibrate import calibrate
 

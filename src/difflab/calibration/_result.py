@@ -23,22 +23,22 @@ class Calibration:
     Attributes:
         model: the best model (lowest final loss over starts). With several recordings, one
             model whose array leaves carry a leading axis, one entry per recording.
-        estimates: best parameter values and their standard errors ``<name>_stderr``
+        estimates: best parameter values and their standard errors `<name>_stderr`
             (Gauss–Newton approximation, least-squares losses only; NaN otherwise), per
-            recording when there are several; ``units`` attributes where the model declares them.
-        losses: final loss of every start (dims ``start`` and the recording dimension).
-        history: loss and parameter values at every step (dims ``step``, ``start``, ...).
-        covariance: parameter covariance at the optimum (``parameter`` × ``parameter_2``),
-            or ``None`` for losses that are not least squares.
+            recording when there are several; `units` attributes where the model declares them.
+        losses: final loss of every start (dims `start` and the recording dimension).
+        history: loss and parameter values at every step (dims `step`, `start`, ...).
+        covariance: parameter covariance at the optimum (`parameter` × `parameter_2`),
+            or `None` for losses that are not least squares.
         solver_ok: whether the final simulation of each start succeeded.
         steps: optimiser steps taken (including those before a resume).
         checkpoint: the checkpoint file, if one was written.
-        strategy: the global strategy that ran (``"linear"``, ``"multistart"`` or a
-            ``GrowingWindows(...)`` description).
-        diagnostics: least-squares fits: ``noise_sigma`` (the data's noise level from its
-            second differences), ``residual_sigma``, ``misfit_ratio`` (their squared ratio, about 1
-            when the noise dominates), and ``resolution_shift`` / ``shift_over_stderr`` (how far the
-            optimum moves when the model is solved more finely). ``None`` for other losses.
+        strategy: the global strategy that ran (`"linear"`, `"multistart"` or a
+            `GrowingWindows(...)` description).
+        diagnostics: least-squares fits: `noise_sigma` (the data's noise level from its
+            second differences), `residual_sigma`, `misfit_ratio` (their squared ratio, about 1
+            when the noise dominates), and `resolution_shift` / `shift_over_stderr` (how far the
+            optimum moves when the model is solved more finely). `None` for other losses.
     """
 
     model: AbstractModel
@@ -64,8 +64,8 @@ class Calibration:
                 if n.endswith("_stderr")}  # fmt: skip
 
     def to_dataset(self) -> xr.Dataset:
-        """Estimates, standard errors, final losses, history (``history_*``), covariance and diagnostics
-        (``diagnostics_*``) in one Dataset."""
+        """Estimates, standard errors, final losses, history (`history_*`), covariance and diagnostics
+        (`diagnostics_*`) in one Dataset."""
         history = self.history.rename({v: f"history_{v}" for v in self.history.data_vars})
         parts = [self.estimates, self.losses.rename("final_loss").to_dataset(), history]
         if self.covariance is not None:
@@ -106,7 +106,7 @@ def assemble(
 ) -> Calibration:
     """Evaluate the final parameters, pick the best start per recording, compute standard errors.
 
-    ``evaluated``: ``(losses, ok, stats)`` already computed for exactly these ``theta`` and ``problem``
+    `evaluated`: `(losses, ok, stats)` already computed for exactly these `theta` and `problem`
     (by the refinement check), so that the solves and Jacobians are not done twice.
     """
     n_rec = fit.n_recordings

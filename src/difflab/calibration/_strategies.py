@@ -2,20 +2,20 @@ r"""Global strategies of `calibrate`: where the local optimiser starts and on wh
 
 A trace loss of a spiking or oscillating model has side minima: a start whose spikes (or periods)
 are out of step with the data's is pulled towards a wrong count or phase, and Levenberg–Marquardt
-stops there. Three strategies, chosen with ``calibrate(..., strategy=...)``:
+stops there. Three strategies, chosen with `calibrate(..., strategy=...)`:
 
-- ``"multistart"``: every start runs on the whole data (the local optimiser alone).
-- ``"linear"``: the model estimates the fitted parameters from the data by least squares
+- `"multistart"`: every start runs on the whole data (the local optimiser alone).
+- `"linear"`: the model estimates the fitted parameters from the data by least squares
   ([`AbstractModel.linear_estimate`][difflab.AbstractModel.linear_estimate]; a Hodgkin–Huxley cell
   does so for channel conductances given the recorded potential), and every start begins there.
   The estimate depends on the data only, so no start can fall into a side minimum.
 - [`GrowingWindows`][difflab.GrowingWindows]: fit the first part of the data, then twice as much,
   and so on up to all of it, each stage from the previous optimum. Generic: any model, any loss.
-- ``"auto"`` (default): ``"linear"`` where the model offers an estimate for every fitted
-  parameter, else ``"multistart"``.
+- `"auto"` (default): `"linear"` where the model offers an estimate for every fitted
+  parameter, else `"multistart"`.
 
 Measured on a 300 ms recording of the squid axon (17 spikes, 1 mV noise, 16 starts uniform in
-``gNa ∈ (50, 200)``, ``gK ∈ (10, 80)``, ``gL ∈ (0.05, 1)``; benchmarks/calibration_global.py): see
+`gNa ∈ (50, 200)`, `gK ∈ (10, 80)`, `gL ∈ (0.05, 1)`; benchmarks/calibration_global.py): see
 docs/calibration.md.
 """
 
@@ -32,9 +32,9 @@ STRATEGY_NAMES = ("auto", "multistart", "linear")
 
 @dataclasses.dataclass(frozen=True)
 class GrowingWindows:
-    """Successive window growth: fit ``[t₀, t₀ + first·span]``, then multiply the window by ``factor``.
+    """Successive window growth: fit `[t₀, t₀ + first·span]`, then multiply the window by `factor`.
 
-    Each stage runs up to ``steps`` optimiser steps (least-squares solvers stop early once converged)
+    Each stage runs up to `steps` optimiser steps (least-squares solvers stop early once converged)
     from the previous stage's parameters; the last stage fits all the data.
 
     Args:
@@ -65,7 +65,7 @@ class GrowingWindows:
 
 
 def check_strategy(strategy) -> str | GrowingWindows:
-    """``strategy`` if it is a name of ``STRATEGY_NAMES`` or a ``GrowingWindows``; else a clear error."""
+    """`strategy` if it is a name of `STRATEGY_NAMES` or a `GrowingWindows`; else a clear error."""
     if isinstance(strategy, GrowingWindows) or strategy in STRATEGY_NAMES:
         return strategy
     if strategy == "windows":
@@ -80,9 +80,9 @@ def describe(strategy) -> str:
 
 
 def linear_start(problem, fit, members, theta, starts: int):
-    """``theta`` with every start of each recording moved to the model's linear estimate, or ``None``.
+    """`theta` with every start of each recording moved to the model's linear estimate, or `None`.
 
-    ``None`` when the model offers no estimate for every fitted parameter of every recording, or the
+    `None` when the model offers no estimate for every fitted parameter of every recording, or the
     loss is not the trace MSE (a spike-time fit is chosen when the trace itself is not trusted).
     """
     from ._losses import MSE
@@ -107,7 +107,7 @@ def linear_start(problem, fit, members, theta, starts: int):
 
 
 def window_members(members, ts: np.ndarray, end: float):
-    """``members`` with every sample after ``end`` masked out (same shapes: the compiled step is reused)."""
+    """`members` with every sample after `end` masked out (same shapes: the compiled step is reused)."""
     protocol, values, mask = members
     inside = jnp.asarray(ts <= end)
     cut = {k: m & inside.reshape((1, -1) + (1,) * (m.ndim - 2)) for k, m in mask.items()}

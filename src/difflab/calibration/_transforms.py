@@ -1,7 +1,7 @@
 """Bijective parameter transforms: optimise in an unconstrained space, simulate in physical units.
 
-A transform maps an unconstrained real number ``u`` to a physical value ``x = forward(u)``
-inside the parameter's domain, and back with ``inverse``. Calibration updates ``u``, so a
+A transform maps an unconstrained real number `u` to a physical value `x = forward(u)`
+inside the parameter's domain, and back with `inverse`. Calibration updates `u`, so a
 bounded parameter can never leave its bounds and a conductance can never turn negative.
 """
 
@@ -17,12 +17,12 @@ from jaxtyping import Array, ArrayLike, PRNGKeyArray
 
 from ..core._checks import check_finite
 
-#: Smallest value ``clip`` gives a positive parameter (an estimate at or below 0 becomes this).
+#: Smallest value `clip` gives a positive parameter (an estimate at or below 0 becomes this).
 POSITIVE_FLOOR = 1e-6
 
 
 class AbstractTransform(eqx.Module):
-    """A bijection ``forward: R -> domain`` with its ``inverse``."""
+    """A bijection `forward: R -> domain` with its `inverse`."""
 
     @abc.abstractmethod
     def forward(self, u: ArrayLike) -> Array:
@@ -34,19 +34,19 @@ class AbstractTransform(eqx.Module):
 
     @abc.abstractmethod
     def sample(self, key: PRNGKeyArray, x0: Array, shape: tuple[int, ...]) -> Array:
-        """Random initial guesses (for multi-start) of ``shape + x0.shape``, inside the domain."""
+        """Random initial guesses (for multi-start) of `shape + x0.shape`, inside the domain."""
 
     @abc.abstractmethod
     def clip(self, x: ArrayLike) -> Array:
-        """``x`` moved just inside the domain (an estimate that fell outside it becomes a valid start)."""
+        """`x` moved just inside the domain (an estimate that fell outside it becomes a valid start)."""
 
     def check(self, x: ArrayLike, name: str) -> None:
-        """Raise ``ValueError`` if concrete ``x`` lies outside the domain (the whole real line here: NaN/inf)."""
+        """Raise `ValueError` if concrete `x` lies outside the domain (the whole real line here: NaN/inf)."""
         _check_inside(x, name, -np.inf, np.inf, open_interval=False)
 
 
 class Identity(AbstractTransform):
-    """``x = u`` (unbounded). Multi-start guesses: ``x0 · U(0.5, 1.5)`` (or ``U(-1, 1)`` at 0)."""
+    """`x = u` (unbounded). Multi-start guesses: `x0 · U(0.5, 1.5)` (or `U(-1, 1)` at 0)."""
 
     def forward(self, u):
         return jnp.asarray(u)
@@ -63,11 +63,11 @@ class Identity(AbstractTransform):
 
 
 class Positive(AbstractTransform):
-    """``x = softplus(u) = log(1 + e^u) > 0``; inverse ``u = x + log(1 - e^{-x})``.
+    """`x = softplus(u) = log(1 + e^u) > 0`; inverse `u = x + log(1 - e^{-x})`.
 
-    Softplus is linear for large ``u``, so steps in ``u`` stay steps of similar size in ``x``
+    Softplus is linear for large `u`, so steps in `u` stay steps of similar size in `x`
     (unlike [`Log`][difflab.Log], which is scale-free). Multi-start guesses are log-uniform
-    in ``[x0 / 2, 2 x0]``.
+    in `[x0 / 2, 2 x0]`.
     """
 
     def forward(self, u):
@@ -88,10 +88,10 @@ class Positive(AbstractTransform):
 
 
 class Log(AbstractTransform):
-    """``x = exp(u) > 0``; inverse ``u = log(x)``: a scale-free parametrisation.
+    """`x = exp(u) > 0`; inverse `u = log(x)`: a scale-free parametrisation.
 
     Suited to parameters known only to an order of magnitude (rates, conductances).
-    Multi-start guesses are log-uniform in ``[x0 / 2, 2 x0]``.
+    Multi-start guesses are log-uniform in `[x0 / 2, 2 x0]`.
     """
 
     def forward(self, u):
@@ -111,13 +111,13 @@ class Log(AbstractTransform):
 
 
 class Bounded(AbstractTransform):
-    """``x = lo + (hi - lo) σ(u)`` with the logistic ``σ``; inverse ``u = logit((x - lo) / (hi - lo))``.
+    """`x = lo + (hi - lo) σ(u)` with the logistic `σ`; inverse `u = logit((x - lo) / (hi - lo))`.
 
     Args:
         lo: lower bound (the parameter's units), finite.
-        hi: upper bound, finite and ``> lo``.
+        hi: upper bound, finite and `> lo`.
 
-    Multi-start guesses are uniform in ``[lo, hi]`` (kept 0.1 % away from the ends).
+    Multi-start guesses are uniform in `[lo, hi]` (kept 0.1 % away from the ends).
     """
 
     lo: Array
@@ -160,7 +160,7 @@ def _check_inside(x, name: str, lo: float, hi: float, open_interval: bool = True
 
 
 def as_transform(spec: AbstractTransform | tuple | None, name: str) -> AbstractTransform:
-    """A transform from a user spec: a transform, ``(lo, hi)`` for ``Bounded``, or ``None`` (Identity)."""
+    """A transform from a user spec: a transform, `(lo, hi)` for `Bounded`, or `None` (Identity)."""
     if spec is None:
         return Identity()
     if isinstance(spec, AbstractTransform):

@@ -23,17 +23,17 @@ from jax.flatten_util import ravel_pytree
 
 @eqx.filter_jit
 def fit_statistics(problem, finer, values, member):
-    r"""Covariance, residual level and resolution shift of the physical parameters ``values`` of one recording.
+    r"""Covariance, residual level and resolution shift of the physical parameters `values` of one recording.
 
-    The residuals are the loss's own (``problem.loss.residuals``: for the trace MSE, each variable's
+    The residuals are the loss's own (`problem.loss.residuals`: for the trace MSE, each variable's
     misfit scaled by $\sqrt{w_v / n_v}$; for spike times, the shifts of the observed spikes), so the
     covariance is that of the weighted least-squares problem the fit solved; $n$ is the number of
-    observations behind them (``problem.loss.count``). Returns ``(cov, sigma2, shift, mean_square)``:
+    observations behind them (`problem.loss.count`). Returns `(cov, sigma2, shift, mean_square)`:
     the Gauss–Newton covariance above, the residual variance $\hat\sigma^2$ (NaN when $n \le p$:
     with no degree of freedom left the errors are unknown, not 0), the move of the optimum when the
-    model is solved as in ``finer``, and the mean squared *trace* residual of the measured samples.
+    model is solved as in `finer`, and the mean squared *trace* residual of the measured samples.
     With $\delta = r_\text{fine}(\theta) - r(\theta)$ one Gauss–Newton step gives that move,
-    $\Delta\theta = -(J^\top J)^{-1} J^\top \delta$ (NaN when ``finer`` is ``None``). A move
+    $\Delta\theta = -(J^\top J)^{-1} J^\top \delta$ (NaN when `finer` is `None`). A move
     comparable to the standard errors means that the discretisation (step or tolerances), not the
     noise, limits the estimate.
     """

@@ -1,4 +1,4 @@
-"""The ``difflab`` command line: one sub-command (or sub-app) per job.
+"""The `difflab` command line: one sub-command (or sub-app) per job.
 
 Each command lives in its own module; registering one is a single line below.
 """
@@ -28,5 +28,5 @@ app.add_typer(fast_app, name="fast")
 
 
 def main() -> None:
-    """Entry point of the ``difflab`` console script."""
+    """Entry point of the `difflab` console script."""
     app()

@@ -1,4 +1,4 @@
-"""``python -m difflab.cli``: the same as the ``difflab`` command."""
+"""`python -m difflab.cli`: the same as the `difflab` command."""
 
 from . import main
 

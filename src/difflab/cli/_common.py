@@ -14,13 +14,13 @@ EXIT_BAD_INPUT = 2
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    """Print ``error: message`` to stderr and return the ``typer.Exit`` to raise."""
+    """Print `error: message` to stderr and return the `typer.Exit` to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
 
 def check_keys(spec: dict, allowed: set[str] | frozenset[str], table: str) -> None:
-    """Refuse a config key that is not in ``allowed`` (a typo would otherwise be ignored silently)."""
+    """Refuse a config key that is not in `allowed` (a typo would otherwise be ignored silently)."""
     import difflib
 
     for key in spec:
@@ -31,7 +31,7 @@ def check_keys(spec: dict, allowed: set[str] | frozenset[str], table: str) -> No
 
 
 def config_int(spec: dict, key: str, table: str, default: int, minimum: int | None = None) -> int:
-    """``spec[key]`` as an integer (a whole number, not 2.7 or "three"), naming the field when it is not."""
+    """`spec[key]` as an integer (a whole number, not 2.7 or "three"), naming the field when it is not."""
     value = spec.get(key, default)
     if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
         raise ValueError(f"[{table}] {key} must be a whole number; got {value!r}")
@@ -41,7 +41,7 @@ def config_int(spec: dict, key: str, table: str, default: int, minimum: int | No
 
 
 def config_float(spec: dict, key: str, table: str, default: float | None = None) -> float:
-    """``spec[key]`` as a finite number, naming the field when it is not."""
+    """`spec[key]` as a finite number, naming the field when it is not."""
     import math
 
     value = spec.get(key, default)
@@ -63,7 +63,7 @@ def read_config(path: Path) -> tuple[dict[str, Any], Path]:
 
 
 def load_model_and_protocol(spec: dict[str, Any]):
-    """The preset model (with ``[model.parameters]`` applied) and the parsed protocol."""
+    """The preset model (with `[model.parameters]` applied) and the parsed protocol."""
     from difflab.datasets import PresetError, load_model
     from difflab.validation import parse_protocol
 

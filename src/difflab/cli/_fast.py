@@ -1,7 +1,7 @@
-"""``difflab fast``: the FAST active reflector (CUMCM 2021 Problem A).
+"""`difflab fast`: the FAST active reflector (CUMCM 2021 Problem A).
 
-``difflab fast solve --alpha 36.795 --beta 78.169 -o out/`` writes ``out/solution.nc`` and the contest's
-``out/result.xlsx``; ``difflab fast check out/result.xlsx --alpha ... --beta ...`` checks a result file.
+`difflab fast solve --alpha 36.795 --beta 78.169 -o out/` writes `out/solution.nc` and the contest's
+`out/result.xlsx`; `difflab fast check out/result.xlsx --alpha ... --beta ...` checks a result file.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""``difflab fit CONFIG.toml``: calibrate a model preset against measured data (see examples/fit_hh.toml).
+"""`difflab fit CONFIG.toml`: calibrate a model preset against measured data (see examples/fit_hh.toml).
 
-Config tables: ``[model]`` (``preset``, optional ``[model.parameters]`` initial values),
-``protocol`` (e.g. ``"step:10,10,110"``), ``[data]`` (``dataset`` or ``file``, ``variable``,
-optional ``select``, ``time = [t0, t1]``, ``stride``, ``noise`` + ``seed``; or ``nwb`` = an NWB file of
-current-clamp sweeps with ``area_um2`` or ``capacitance_pF``, optional ``specific_capacitance`` and
-``sweeps``: its recorded stimuli are the protocols, so no ``protocol`` is given), ``[fit]``
-(``steps``, ``optimizer``, ``loss``, ``starts``, ``seed``, ``checkpoint``, ``checkpoint_every``,
-``dt``) with ``[fit.params]`` (``"log"``, ``"positive"``, ``"identity"`` or ``[lo, hi]``) and
-optional ``[fit.starts]`` (explicit start values), and ``[output] path``. Relative paths are
+Config tables: `[model]` (`preset`, optional `[model.parameters]` initial values),
+`protocol` (e.g. `"step:10,10,110"`), `[data]` (`dataset` or `file`, `variable`,
+optional `select`, `time = [t0, t1]`, `stride`, `noise` + `seed`; or `nwb` = an NWB file of
+current-clamp sweeps with `area_um2` or `capacitance_pF`, optional `specific_capacitance` and
+`sweeps`: its recorded stimuli are the protocols, so no `protocol` is given), `[fit]`
+(`steps`, `optimizer`, `loss`, `starts`, `seed`, `checkpoint`, `checkpoint_every`,
+`dt`) with `[fit.params]` (`"log"`, `"positive"`, `"identity"` or `[lo, hi]`) and
+optional `[fit.starts]` (explicit start values), and `[output] path`. Relative paths are
 relative to the config file.
 """
 
@@ -90,7 +90,7 @@ def fit(
 
 
 def _writable_folder(folder: Path) -> bool:
-    """Whether ``folder`` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
+    """Whether `folder` exists (or can be made) and accepts a new file: checked before a long fit, not after."""
     from difflab.io import ensure_writable_folder
 
     try:
@@ -101,7 +101,7 @@ def _writable_folder(folder: Path) -> bool:
 
 
 def _load_data(spec: dict[str, Any], base: Path):
-    """The measured data as a DataArray, and the recorded protocols (``None`` unless read from NWB)."""
+    """The measured data as a DataArray, and the recorded protocols (`None` unless read from NWB)."""
     import difflab.datasets
 
     recorded = None

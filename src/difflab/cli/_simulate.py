@@ -1,4 +1,4 @@
-"""``difflab simulate``: run a model preset under a protocol and write the trajectory to netCDF."""
+"""`difflab simulate`: run a model preset under a protocol and write the trajectory to netCDF."""
 
 from __future__ import annotations
 

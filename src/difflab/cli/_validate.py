@@ -1,4 +1,4 @@
-"""``difflab validate``: run validation cases and write an HTML report and summary.json."""
+"""`difflab validate`: run validation cases and write an HTML report and summary.json."""
 
 from __future__ import annotations
 

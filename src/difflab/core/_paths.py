@@ -1,4 +1,4 @@
-"""Parameters by name: dotted paths into an Equinox module (``"channels.na.gbar"``)."""
+"""Parameters by name: dotted paths into an Equinox module (`"channels.na.gbar"`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 
 def iter_parameters(module: eqx.Module, prefix: str = "") -> Iterator[tuple[str, jax.Array]]:
-    """Yield ``(dotted name, array)`` for every floating array field, recursively.
+    """Yield `(dotted name, array)` for every floating array field, recursively.
 
     Modules and dicts are walked by field name / key; tuples and lists by index.
     """
@@ -31,7 +31,7 @@ def iter_parameters(module: eqx.Module, prefix: str = "") -> Iterator[tuple[str,
 
 
 def get_path(module, dotted: str):
-    """The value at ``dotted`` (``"a.b.0.c"``) inside nested modules, dicts and tuples."""
+    """The value at `dotted` (`"a.b.0.c"`) inside nested modules, dicts and tuples."""
     node = module
     for part in dotted.split("."):
         if isinstance(node, dict):
@@ -44,7 +44,7 @@ def get_path(module, dotted: str):
 
 
 def where_path(dotted: str):
-    """A ``where`` function for ``eqx.tree_at`` that selects ``dotted``."""
+    """A `where` function for `eqx.tree_at` that selects `dotted`."""
     return lambda module: get_path(module, dotted)
 
 

@@ -19,7 +19,7 @@ from ._checks import check_finite, check_increasing, is_concrete
 
 
 def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:
-    """``x`` as a floating array (Python floats stay weakly typed so float32 models stay float32)."""
+    """`x` as a floating array (Python floats stay weakly typed so float32 models stay float32)."""
     arr = jnp.asarray(x)
     if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(arr.dtype, jnp.complexfloating):
         arr = arr.astype(float)
@@ -31,28 +31,28 @@ def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:
 
 
 class AbstractProtocol(eqx.Module):
-    """A function of time ``u(t)`` that drives a model."""
+    """A function of time `u(t)` that drives a model."""
 
     @abc.abstractmethod
     def __call__(self, t: ArrayLike) -> Array:
-        """The input value at time ``t``."""
+        """The input value at time `t`."""
 
     def jump_times(self) -> Float[Array, " jumps"]:
-        """Times at which ``u`` (or its derivative) jumps; empty for smooth inputs."""
+        """Times at which `u` (or its derivative) jumps; empty for smooth inputs."""
         return jnp.zeros((0,))
 
     def time_scale(self) -> float:
-        """The finest time scale of the input (model time units); ``inf`` when it has none.
+        """The finest time scale of the input (model time units); `inf` when it has none.
 
         [`difflab.simulate`][] keeps default steps no longer than it: a fixed step is shortened to
         divide it (so that the steps of a held input land on its sample edges) and an adaptive step
-        is capped at it. A Python float, computed from concrete values; ``inf`` when they are traced.
+        is capped at it. A Python float, computed from concrete values; `inf` when they are traced.
         """
         return np.inf
 
 
 class Constant(AbstractProtocol):
-    """``u(t) = value`` for all t."""
+    """`u(t) = value` for all t."""
 
     value: Array
 
@@ -64,12 +64,12 @@ class Constant(AbstractProtocol):
 
 
 class Step(AbstractProtocol):
-    """A rectangular pulse: ``u(t) = amplitude`` for ``start <= t < stop``, else 0.
+    """A rectangular pulse: `u(t) = amplitude` for `start <= t < stop`, else 0.
 
     Args:
         amplitude: height of the pulse (units of the model's input, e.g. µA/cm²).
         start: switch-on time (model time units, e.g. ms).
-        stop: switch-off time; ``inf`` keeps the pulse on.
+        stop: switch-off time; `inf` keeps the pulse on.
     """
 
     amplitude: Array
@@ -96,7 +96,7 @@ class Step(AbstractProtocol):
 
 
 class Ramp(AbstractProtocol):
-    """A linear ramp from 0 at ``start`` to ``amplitude`` at ``stop``, zero outside ``[start, stop)``."""
+    """A linear ramp from 0 at `start` to `amplitude` at `stop`, zero outside `[start, stop)`."""
 
     amplitude: Array
     start: Array
@@ -123,7 +123,7 @@ class Ramp(AbstractProtocol):
 
 
 class AbstractInterpolated(AbstractProtocol):
-    """Samples ``(times[i], values[i])`` joined linearly and held constant outside (shared by two protocols)."""
+    """Samples `(times[i], values[i])` joined linearly and held constant outside (shared by two protocols)."""
 
     times: Float[Array, " n"]
     values: Array
@@ -144,7 +144,7 @@ class AbstractInterpolated(AbstractProtocol):
 
 
 class PiecewiseLinear(AbstractInterpolated):
-    """Linear interpolation between ``(times[i], values[i])``, held constant outside.
+    """Linear interpolation between `(times[i], values[i])`, held constant outside.
 
     Kinks are reported as jump times so that adaptive solvers step onto them.
     """
@@ -159,11 +159,11 @@ SAMPLED_MODES = ("hold", "linear")
 class Sampled(AbstractInterpolated):
     r"""Measured input samples (e.g. a recorded injected current), held or linearly interpolated.
 
-    - ``mode="hold"`` (default; zero-order hold): $u(t) = v_k$ for $t_k \le t < t_{k+1}$, the last
+    - `mode="hold"` (default; zero-order hold): $u(t) = v_k$ for $t_k \le t < t_{k+1}$, the last
       sample from $t_{n-1}$ on and the first before $t_0$. This is what a digital-to-analogue
-      converter delivers, and what NEURON's ``Vector.play`` (``continuous=0``) and Brian2's
-      ``TimedArray`` do with a recorded stimulus.
-    - ``mode="linear"``: straight lines between samples (NEURON's ``continuous=1``), held
+      converter delivers, and what NEURON's `Vector.play` (`continuous=0`) and Brian2's
+      `TimedArray` do with a recorded stimulus.
+    - `mode="linear"`: straight lines between samples (NEURON's `continuous=1`), held
       constant outside.
 
     The shortest sample spacing is the protocol's [`time_scale`][difflab.AbstractProtocol.time_scale]:
@@ -174,8 +174,8 @@ class Sampled(AbstractInterpolated):
 
     Args:
         times: strictly increasing sample times (model time units, e.g. ms), at least two.
-        values: samples ``(n, ...)`` in the model's input units (e.g. µA/cm²).
-        mode: ``"hold"`` or ``"linear"``.
+        values: samples `(n, ...)` in the model's input units (e.g. µA/cm²).
+        mode: `"hold"` or `"linear"`.
     """
 
     mode: str = eqx.field(static=True)
@@ -195,7 +195,7 @@ class Sampled(AbstractInterpolated):
 
 
 class Sum(AbstractProtocol):
-    """The sum of several protocols, ``u(t) = Σ_k u_k(t)``."""
+    """The sum of several protocols, `u(t) = Σ_k u_k(t)`."""
 
     protocols: tuple[AbstractProtocol, ...]
 
@@ -217,9 +217,9 @@ class Sum(AbstractProtocol):
 
 
 def sample_spacing(times) -> float:
-    """Shortest spacing of concrete sample ``times``; ``inf`` when traced.
+    """Shortest spacing of concrete sample `times`; `inf` when traced.
 
-    A uniform grid (spacings equal up to the rounding of the times' dtype) gives ``span / intervals``,
+    A uniform grid (spacings equal up to the rounding of the times' dtype) gives `span / intervals`,
     free of the rounding of single differences, so that steps built from it land on the samples
     (float32 times of a 1000 ms recording at 0.025 ms differ by up to 1e-4 ms from sample to sample).
     """
@@ -236,7 +236,7 @@ def sample_spacing(times) -> float:
 
 
 def min_concrete(x) -> float:
-    """Smallest finite entry of concrete ``x`` as a Python float; ``inf`` if none or traced."""
+    """Smallest finite entry of concrete `x` as a Python float; `inf` if none or traced."""
     if not is_concrete(x):
         return np.inf
     values = np.asarray(x, dtype=float)
@@ -245,7 +245,7 @@ def min_concrete(x) -> float:
 
 
 def _interp(t: ArrayLike, times: Array, values: Array) -> Array:
-    """Linear interpolation along the first axis of ``values`` (clamped at the ends)."""
+    """Linear interpolation along the first axis of `values` (clamped at the ends)."""
     if values.ndim == 1:
         return jnp.interp(t, times, values)
     flat = values.reshape(values.shape[0], -1)

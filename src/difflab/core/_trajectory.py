@@ -14,13 +14,13 @@ class Trajectory(eqx.Module):
     """Saved times and states of one simulation (or a batch of them).
 
     Attributes:
-        ts: save times, shape ``(time,)`` or ``(member, time)`` for a batch.
-        ys: dict from state (or observable) name to an array of shape ``(time, ...)`` or
-            ``(member, time, ...)``.
-        result: diffrax result code per run (``diffrax.RESULTS``).
-        stats: solver statistics (``num_steps``, ``num_accepted_steps``, ...).
-        variables: name, units and long name of each entry of ``ys`` (static).
-        provenance: solver, tolerances and versions, as ``(key, value)`` pairs (static).
+        ts: save times, shape `(time,)` or `(member, time)` for a batch.
+        ys: dict from state (or observable) name to an array of shape `(time, ...)` or
+            `(member, time, ...)`.
+        result: diffrax result code per run (`diffrax.RESULTS`).
+        stats: solver statistics (`num_steps`, `num_accepted_steps`, ...).
+        variables: name, units and long name of each entry of `ys` (static).
+        provenance: solver, tolerances and versions, as `(key, value)` pairs (static).
     """
 
     ts: Array
@@ -32,7 +32,7 @@ class Trajectory(eqx.Module):
 
     @property
     def is_batched(self) -> bool:
-        """True when the arrays carry a leading ``member`` axis."""
+        """True when the arrays carry a leading `member` axis."""
         return np.ndim(self.ts) == 2
 
     @property
@@ -56,12 +56,12 @@ class Trajectory(eqx.Module):
         return self.ys[name]
 
     def to_xarray(self, member_coords: dict[str, np.ndarray] | None = None) -> xr.Dataset:
-        """Convert to an ``xarray.Dataset`` (eagerly, outside jit).
+        """Convert to an `xarray.Dataset` (eagerly, outside jit).
 
-        Dimensions are ``time`` (and ``member`` when batched); extra state axes are named
-        ``<name>_dim<k>``. Each variable carries ``units`` and ``long_name``; the global
-        attributes carry the provenance. ``member_coords`` adds coordinates along
-        ``member`` (e.g. the parameter values of each member).
+        Dimensions are `time` (and `member` when batched); extra state axes are named
+        `<name>_dim<k>`. Each variable carries `units` and `long_name`; the global
+        attributes carry the provenance. `member_coords` adds coordinates along
+        `member` (e.g. the parameter values of each member).
         """
         ts = np.asarray(self.ts)
         lead = ("member", "time") if self.is_batched else ("time",)

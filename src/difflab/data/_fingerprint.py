@@ -30,7 +30,7 @@ def callable_identity(fn: Any) -> str:
 
 
 def tree_fingerprint(*trees: Any) -> str:
-    """sha256 of the structure, the array values (with dtype and shape) and the other leaves of ``trees``.
+    """sha256 of the structure, the array values (with dtype and shape) and the other leaves of `trees`.
 
     Memory addresses in representations are removed, so the fingerprint is the same in a new process.
     """
@@ -51,7 +51,7 @@ def tree_fingerprint(*trees: Any) -> str:
 def dataset_checksum(ds) -> str:
     """sha256 of every data variable of an xarray Dataset (name, dtype, shape and bytes), in name order.
 
-    Stored in a file's ``checksum`` attribute when it is written and recomputed when it is read back,
+    Stored in a file's `checksum` attribute when it is written and recomputed when it is read back,
     it catches a file that is readable but not what was written (a flipped bit, a partial copy).
     """
     digest = hashlib.sha256()

@@ -19,14 +19,14 @@ class DataFileError(ValueError):
 
 
 def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-    """Write ``ds`` to ``path`` atomically (temporary file in the same folder, then rename).
+    """Write `ds` to `path` atomically (temporary file in the same folder, then rename).
 
-    An existing file is never replaced unless ``overwrite=True``, and a failure half way
-    leaves whatever was at ``path`` untouched. Ctrl-C during the write is held back until the
+    An existing file is never replaced unless `overwrite=True`, and a failure half way
+    leaves whatever was at `path` untouched. Ctrl-C during the write is held back until the
     file is complete and renamed, then raised (interrupting netCDF4/HDF5 inside xarray's file
     lock can deadlock the process). The temporary file is named after the writing process, so
     a later write to the same folder removes those left by a killed process. The file gets the
-    permissions of any new file (``0o666`` less the umask), not ``mkstemp``'s private ``0o600``.
+    permissions of any new file (`0o666` less the umask), not `mkstemp`'s private `0o600`.
 
     Returns:
         The path written.
@@ -52,7 +52,7 @@ def write_netcdf(ds: xr.Dataset, path: str | os.PathLike, *, overwrite: bool = F
 
 
 def ensure_writable_folder(folder: Path) -> None:
-    """Make ``folder`` if needed and check that a new file can be created in it (``OSError`` if not).
+    """Make `folder` if needed and check that a new file can be created in it (`OSError` if not).
 
     Called before long work whose result goes there, so that a bad path fails first, not last.
     """
@@ -61,12 +61,12 @@ def ensure_writable_folder(folder: Path) -> None:
         pass
 
 
-#: Suffix of the temporary files of atomic writes (``.<name>.pid<pid>.<random>.difflab-tmp``).
+#: Suffix of the temporary files of atomic writes (`.<name>.pid<pid>.<random>.difflab-tmp`).
 TEMP_SUFFIX = ".difflab-tmp"
 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:
-    """Delete temporary files of atomic writes in ``folder`` whose writing process no longer exists."""
+    """Delete temporary files of atomic writes in `folder` whose writing process no longer exists."""
     removed = []
     for tmp in folder.glob(f".*{TEMP_SUFFIX}"):
         found = re.search(r"\.pid(\d+)\.[^.]*" + re.escape(TEMP_SUFFIX) + "$", tmp.name)
@@ -120,7 +120,7 @@ def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] |
 
     Args:
         path: file to read.
-        required: variable name -> expected ``units`` attribute (``None``: any units).
+        required: variable name -> expected `units` attribute (`None`: any units).
 
     Raises:
         DataFileError: the file is missing, is not readable netCDF, or lacks a required

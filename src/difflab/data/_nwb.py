@@ -1,23 +1,23 @@
 r"""Current-clamp recordings from NWB files, as the data and protocols that `calibrate` takes.
 
-An NWB file (Neurodata Without Borders, read with ``pynwb``) holds each current-clamp sweep as a
-``CurrentClampSeries`` (the membrane potential, in volts) in ``acquisition`` and the injected current as
-a ``CurrentClampStimulusSeries`` (amperes) in ``stimulus``, paired by ``sweep_number``. Both store raw
-samples with a ``conversion`` and ``offset`` to SI units (pynwb fixes the units of these two series to volts and
-amperes, whatever a writer asked for) and a time base (``starting_time`` + ``rate``,
-or ``timestamps``) in seconds.
+An NWB file (Neurodata Without Borders, read with `pynwb`) holds each current-clamp sweep as a
+`CurrentClampSeries` (the membrane potential, in volts) in `acquisition` and the injected current as
+a `CurrentClampStimulusSeries` (amperes) in `stimulus`, paired by `sweep_number`. Both store raw
+samples with a `conversion` and `offset` to SI units (pynwb fixes the units of these two series to volts and
+amperes, whatever a writer asked for) and a time base (`starting_time` + `rate`,
+or `timestamps`) in seconds.
 
 difflab's neuron models use mV, ms and a current *density* in µA/cm², so
 
 $$V\,[\mathrm{mV}] = 10^3\,V\,[\mathrm{V}], \qquad t\,[\mathrm{ms}] = 10^3\,t\,[\mathrm{s}], \qquad
   I\,[\mu\mathrm{A/cm^2}] = \frac{10^6\,I\,[\mathrm{A}]}{A\,[\mathrm{cm^2}]},$$
 
-with the membrane area $A$ given directly (``area_um2``, µm²; $1\,\mu\mathrm{m}^2 = 10^{-8}\,\mathrm{cm}^2$)
-or from the cell's total capacitance (``capacitance_pF``) and the specific capacitance $c_m$
+with the membrane area $A$ given directly (`area_um2`, µm²; $1\,\mu\mathrm{m}^2 = 10^{-8}\,\mathrm{cm}^2$)
+or from the cell's total capacitance (`capacitance_pF`) and the specific capacitance $c_m$
 (µF/cm², 1 by default): $A = C / c_m$, i.e. $A\,[\mathrm{cm^2}] = 10^{-6}\,C\,[\mathrm{pF}] / c_m$.
-The current is delivered to the model as recorded: held over each sample (``Sampled(mode="hold")``).
+The current is delivered to the model as recorded: held over each sample (`Sampled(mode="hold")`).
 
-Reference: Rübel et al., *eLife* 11:e78362 (2022), the NWB 2 standard; pynwb's ``icephys`` module.
+Reference: Rübel et al., *eLife* 11:e78362 (2022), the NWB 2 standard; pynwb's `icephys` module.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from ._netcdf import DataFileError
 
 @dataclasses.dataclass(frozen=True)
 class Recording:
-    """Current-clamp sweeps ready for [`difflab.calibrate`][]: ``calibrate(model, rec.protocols, rec.data, ...)``.
+    """Current-clamp sweeps ready for [`difflab.calibrate`][]: `calibrate(model, rec.protocols, rec.data, ...)`.
 
     Attributes:
-        data: Dataset with ``V`` (mV) on dims ``("sweep", "time")``, time in ms from each sweep's start
+        data: Dataset with `V` (mV) on dims `("sweep", "time")`, time in ms from each sweep's start
             (NaN samples are kept: `calibrate` leaves them out of the loss).
         protocols: one [`Sampled`][difflab.Sampled] current density (µA/cm², held) per sweep.
         area_cm2: the membrane area used to convert currents to densities.
@@ -61,18 +61,18 @@ def read_nwb(
     """Read the current-clamp sweeps of an NWB file in difflab's units (mV, ms, µA/cm²).
 
     Args:
-        path: the ``.nwb`` file.
+        path: the `.nwb` file.
         area_um2: membrane area of the recorded cell (µm²).
-        capacitance_pF: or its total membrane capacitance (pF), with ``specific_capacitance``.
-        specific_capacitance: µF/cm² (1 for most neurons; the model's ``C``).
+        capacitance_pF: or its total membrane capacitance (pF), with `specific_capacitance`.
+        specific_capacitance: µF/cm² (1 for most neurons; the model's `C`).
         sweeps: sweep numbers to read (default: every sweep that has both a response and a stimulus).
 
     Raises:
         DataFileError: the file is missing, not NWB, or holds no current-clamp sweep; a sweep lacks its
             stimulus, has NaN in the stimulus, or its response and stimulus differ in length or sampling;
             sweeps differ in length or sampling from each other.
-        ValueError: neither or both of ``area_um2`` and ``capacitance_pF``, or a value that is not > 0.
-        ImportError: pynwb is not installed (``pip install 'difflab[nwb]'``).
+        ValueError: neither or both of `area_um2` and `capacitance_pF`, or a value that is not > 0.
+        ImportError: pynwb is not installed (`pip install 'difflab[nwb]'`).
     """
     area = _area_cm2(area_um2, capacitance_pF, specific_capacitance)
     path = Path(path)

@@ -1,7 +1,7 @@
-"""Model presets by name: ``"hodgkin_huxley/squid_axon"`` -> a model instance.
+"""Model presets by name: `"hodgkin_huxley/squid_axon"` -> a model instance.
 
-A preset is ``models/<group>/<name>.toml`` with ``[model] class = "difflab.neuron.HodgkinHuxley"``.
-The package that defines the class builds it: ``difflab.neuron.load_preset("squid_axon")``.
+A preset is `models/<group>/<name>.toml` with `[model] class = "difflab.neuron.HodgkinHuxley"`.
+The package that defines the class builds it: `difflab.neuron.load_preset("squid_axon")`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ class PresetError(ValueError):
 
 
 def available_presets() -> list[str]:
-    """Every shipped preset as ``"<group>/<name>"``."""
+    """Every shipped preset as `"<group>/<name>"`."""
     root = resource_dir("models")
     return sorted(f"{p.parent.name}/{p.stem}" for p in root.glob("*/*.toml"))
 
 
 def preset_file(name: str) -> Path:
-    """The TOML file of preset ``name`` (``"group/name"``, or ``"name"`` when unambiguous)."""
+    """The TOML file of preset `name` (`"group/name"`, or `"name"` when unambiguous)."""
     names = available_presets()
     matches = [n for n in names if n == name or n.split("/")[1] == name]
     if len(matches) != 1:
@@ -35,7 +35,7 @@ def preset_file(name: str) -> Path:
 
 
 def load_model(name: str) -> Any:
-    """The model of preset ``name``, built by ``load_preset`` of the package that defines its class."""
+    """The model of preset `name`, built by `load_preset` of the package that defines its class."""
     file = preset_file(name)
     try:
         cls_path = tomllib.loads(file.read_text(encoding="utf-8"))["model"]["class"]

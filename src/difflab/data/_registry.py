@@ -17,7 +17,7 @@ class DatasetError(DataFileError):
 
 
 def available() -> list[str]:
-    """All dataset names, ``"<group>/<file name>"``, sorted."""
+    """All dataset names, `"<group>/<file name>"`, sorted."""
     names = []
     for manifest in sorted(resource_dir("datasets").glob("*/manifest.toml")):
         group = manifest.parent.name
@@ -26,7 +26,7 @@ def available() -> list[str]:
 
 
 def path(name: str, *, verify: bool = True) -> Path:
-    """The file behind dataset ``name``, after checking its sha256 against the manifest."""
+    """The file behind dataset `name`, after checking its sha256 against the manifest."""
     group, _, stem = name.partition("/")
     folder = resource_dir("datasets") / group
     if not stem or not (folder / "manifest.toml").is_file():
@@ -50,7 +50,7 @@ def path(name: str, *, verify: bool = True) -> Path:
 
 
 def load(name: str) -> xr.Dataset:
-    """Dataset ``name`` as an ``xarray.Dataset`` (netCDF read in full; CSV as a table)."""
+    """Dataset `name` as an `xarray.Dataset` (netCDF read in full; CSV as a table)."""
     file = path(name)
     if file.suffix == ".nc":
         return read_netcdf(file)

@@ -8,9 +8,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # the difflab package folder
 
 
 def resource_dir(kind: str) -> Path:
-    """Folder of shipped ``kind`` files: ``"datasets"``, ``"models"`` or ``"validation"``.
+    """Folder of shipped `kind` files: `"datasets"`, `"models"` or `"validation"`.
 
-    A wheel carries them under ``difflab/_data/<kind>`` (hatch force-include); an editable
+    A wheel carries them under `difflab/_data/<kind>` (hatch force-include); an editable
     install reads the top-level folders of the checkout.
     """
     packaged = _PACKAGE / "_data" / kind

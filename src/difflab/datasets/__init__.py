@@ -1,15 +1,17 @@
 """What ships with difflab: reference datasets checked against their sha256 manifests, and model presets
 (`models/<group>/<name>.toml`, built by [`load_model`][difflab.datasets.load_model]).
 
-Each group folder (``datasets/<group>/``) holds the data files, a ``README.md`` (origin,
-simulator and version, settings, licence, units) and a ``manifest.toml``::
+Each group folder (`datasets/<group>/`) holds the data files, a `README.md` (origin,
+simulator and version, settings, licence, units) and a `manifest.toml`:
 
-    [files."hh_step_10uA.nc"]
-    sha256 = "..."
-    description = "..."
+```toml
+[files."hh_step_10uA.nc"]
+sha256 = "..."
+description = "..."
+```
 
-Names are ``"<group>/<file stem or file name>"``, e.g. ``"hh/hh_step_10uA"`` or
-``"fast/nodes.csv"``.
+Names are `"<group>/<file stem or file name>"`, e.g. `"hh/hh_step_10uA"` or
+`"fast/nodes.csv"`.
 """
 
 from ..data._presets import PresetError as PresetError

@@ -1,8 +1,8 @@
 """Designs of parameter studies: full grids, and random / Latin-hypercube / Sobol samples.
 
-A grid gives one dimension per parameter in the result; a sample design gives one ``sample``
+A grid gives one dimension per parameter in the result; a sample design gives one `sample`
 dimension with the parameter values as coordinates. Sampled designs draw in the unit cube
-(``scipy.stats.qmc``) and scale to ``bounds`` (optionally logarithmically).
+(`scipy.stats.qmc`) and scale to `bounds` (optionally logarithmically).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class AbstractDesign(abc.ABC):
 
     @abc.abstractmethod
     def points(self) -> dict[str, np.ndarray]:
-        """Parameter name -> values, one entry per point (all of length ``len(self)``)."""
+        """Parameter name -> values, one entry per point (all of length `len(self)`)."""
 
     @property
     @abc.abstractmethod
@@ -42,7 +42,7 @@ class AbstractDesign(abc.ABC):
 
 
 class Grid(AbstractDesign):
-    """The full product of per-parameter values: ``Grid(gNa=np.linspace(60, 180, 41), gK=...)``.
+    """The full product of per-parameter values: `Grid(gNa=np.linspace(60, 180, 41), gK=...)`.
 
     The first parameter varies slowest; the result has dims in the order given.
     """
@@ -94,7 +94,7 @@ class _Sampled(AbstractDesign):
 
     @abc.abstractmethod
     def unit(self) -> np.ndarray:
-        """Points in the unit cube, shape ``(n, parameters)``."""
+        """Points in the unit cube, shape `(n, parameters)`."""
 
     def points(self):
         u = self.unit()
@@ -108,21 +108,21 @@ class _Sampled(AbstractDesign):
 
 
 class RandomDesign(_Sampled):
-    """``n`` independent uniform draws inside ``bounds`` (``log``: names drawn log-uniformly)."""
+    """`n` independent uniform draws inside `bounds` (`log`: names drawn log-uniformly)."""
 
     def unit(self):
         return np.random.default_rng(self.seed).random((self.n, len(self.bounds)))
 
 
 class LatinHypercube(_Sampled):
-    """A Latin hypercube of ``n`` points (``scipy.stats.qmc.LatinHypercube``)."""
+    """A Latin hypercube of `n` points (`scipy.stats.qmc.LatinHypercube`)."""
 
     def unit(self):
         return qmc.LatinHypercube(d=len(self.bounds), seed=self.seed).random(self.n)
 
 
 class Sobol(_Sampled):
-    """The first ``n`` points of a scrambled Sobol sequence (``n`` must be a power of 2)."""
+    """The first `n` points of a scrambled Sobol sequence (`n` must be a power of 2)."""
 
     def __post_init__(self):
         super().__post_init__()

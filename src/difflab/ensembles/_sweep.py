@@ -1,10 +1,10 @@
 """`sweep`: parameter studies over a design, observables of every trajectory, resumable chunks on disk.
 
 Points of the design are run in chunks through [`run_ensemble`][difflab.run_ensemble]. With a
-``directory``, each finished chunk is written at once to its own netCDF file (atomically);
+`directory`, each finished chunk is written at once to its own netCDF file (atomically);
 a rerun after a crash skips the chunks already on disk, and the result is opened lazily with
-``xarray.open_mfdataset`` (Dask), so a study may be larger than memory. With a ``client``
-(a ``dask.distributed`` cluster), the chunks still missing run as tasks on its workers, which
+`xarray.open_mfdataset` (Dask), so a study may be larger than memory. With a `client`
+(a `dask.distributed` cluster), the chunks still missing run as tasks on its workers, which
 write them into the same folder (see `difflab.ensembles._cluster`).
 """
 
@@ -42,7 +42,7 @@ def sweep(
     progress: bool | None = None,
     **ensemble_kwargs: Any,
 ) -> xr.Dataset:
-    """Evaluate ``observables`` of ``model`` driven by ``protocol`` at every point of ``design``.
+    """Evaluate `observables` of `model` driven by `protocol` at every point of `design`.
 
     Args:
         model: the base model; the design's parameters (names or aliases) are replaced.
@@ -50,24 +50,24 @@ def sweep(
         ts: save times of every simulation.
         design: a [`Grid`][difflab.Grid] (result dims: one per parameter) or a sampled design
             ([`RandomDesign`][difflab.RandomDesign], [`LatinHypercube`][difflab.LatinHypercube],
-            [`Sobol`][difflab.Sobol]; result dim ``sample`` with parameter coordinates).
-        observables: ``{name: fn}`` or ``{name: (fn, units)}`` or a list of functions (named by
-            ``__name__``); ``fn(trajectory) -> array`` for **one** member (e.g. spike count,
+            [`Sobol`][difflab.Sobol]; result dim `sample` with parameter coordinates).
+        observables: `{name: fn}` or `{name: (fn, units)}` or a list of functions (named by
+            `__name__`); `fn(trajectory) -> array` for **one** member (e.g. spike count,
             firing rate, peak value).
-        chunk_size: points per chunk (one ensemble run and, with ``directory``, one file).
-        directory: where to write ``chunk_00000.nc``, ... A rerun skips finished chunks; a
+        chunk_size: points per chunk (one ensemble run and, with `directory`, one file).
+        directory: where to write `chunk_00000.nc`, ... A rerun skips finished chunks; a
             directory holding chunks of another study is refused.
-        client: a ``distributed.Client`` or the address of a Dask scheduler
-            (``"tcp://host:8786"``): the missing chunks run as tasks on its workers, which must
-            have the same difflab version and see ``directory`` (a shared folder; required). A
+        client: a `distributed.Client` or the address of a Dask scheduler
+            (`"tcp://host:8786"`): the missing chunks run as tasks on its workers, which must
+            have the same difflab version and see `directory` (a shared folder; required). A
             chunk whose worker dies is rerun on another one; the result equals a local run's bit
-            for bit. ``None`` (default): everything runs in this process.
-        progress: progress bar over chunks (``None``: only on a terminal).
+            for bit. `None` (default): everything runs in this process.
+        progress: progress bar over chunks (`None`: only on a terminal).
         **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices,
             solver options).
 
     Returns:
-        An ``xarray.Dataset`` of the observables (lazy, Dask-backed, when ``directory`` is given).
+        An `xarray.Dataset` of the observables (lazy, Dask-backed, when `directory` is given).
     """
     if not isinstance(design, AbstractDesign):
         raise TypeError(f"design must be a Grid, RandomDesign, LatinHypercube or Sobol; got {type(design).__name__}")
@@ -112,7 +112,7 @@ def sweep(
 
 
 def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs):
-    """Run the chunks in this process, one after another; returns them unless they go to ``folder``."""
+    """Run the chunks in this process, one after another; returns them unless they go to `folder`."""
     from tqdm.auto import tqdm
 
     n = len(next(iter(points.values())))
@@ -148,7 +148,7 @@ def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
 
 
 def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
-    """Create ``folder`` or check that the chunks already in it belong to this study."""
+    """Create `folder` or check that the chunks already in it belong to this study."""
     folder.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.glob("chunk_*.nc")):
         with xr.open_dataset(path, engine="netcdf4") as ds:
@@ -166,12 +166,12 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
 
 
 def chunk_path(folder: Path, i: int) -> Path:
-    """The file of chunk ``i``."""
+    """The file of chunk `i`."""
     return folder / f"chunk_{i:05d}.nc"
 
 
 def _finished(folder: Path, i: int) -> bool:
-    """True if chunk ``i`` is on disk and intact (a corrupt one raises)."""
+    """True if chunk `i` is on disk and intact (a corrupt one raises)."""
     path = chunk_path(folder, i)
     if not path.exists():
         return False
@@ -180,7 +180,7 @@ def _finished(folder: Path, i: int) -> bool:
 
 
 def finish_chunk(ds: xr.Dataset, attrs: dict[str, str], i: int) -> xr.Dataset:
-    """Stamp chunk ``i`` with the study's attributes and the checksum of its arrays."""
+    """Stamp chunk `i` with the study's attributes and the checksum of its arrays."""
     ds.attrs.update(attrs, chunk=i)
     ds.attrs["checksum"] = dataset_checksum(ds)
     return ds
@@ -199,9 +199,9 @@ def _check_chunk(path: Path) -> None:
 
 
 def _run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> xr.Dataset:
-    """Observables of the points ``values`` (global indices ``idx``) as a Dataset along ``sample``.
+    """Observables of the points `values` (global indices `idx`) as a Dataset along `sample`.
 
-    Every chunk runs ``size`` members, the last one padded with repeats of its last point, so that
+    Every chunk runs `size` members, the last one padded with repeats of its last point, so that
     all chunks share one shape and one compilation (on a cluster: one per worker process); the
     padding is dropped after the observables.
     """
@@ -231,7 +231,7 @@ def _observe(traj, fns):
 
 
 def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:
-    """Reshape the ``sample`` dimension into one dimension per grid parameter."""
+    """Reshape the `sample` dimension into one dimension per grid parameter."""
     names = list(design.values)
     out = ds.drop_vars(names).assign_coords(sample=np.arange(ds.sizes["sample"]))
     reshaped = {}

@@ -46,7 +46,7 @@ class Region(eqx.Module):
     region, in the morphology's order (per-branch values).
 
     Attributes:
-        channels: ``{name: channel}`` with the channels of `difflab.neuron` (densities in mS/cm²).
+        channels: `{name: channel}` with the channels of `difflab.neuron` (densities in mS/cm²).
         cm: specific membrane capacitance (µF/cm²); NEURON's default 1.
         Ra: axial resistivity (Ω·cm); NEURON's default 35.4.
     """
@@ -72,13 +72,13 @@ class Cell(AbstractModel):
     r"""A multi-compartment neuron: a [`Morphology`][difflab.neuron.Morphology] with a [`Region`][difflab.neuron.Region]
     per region name, in NEURON's units (µm, µF/cm², Ω·cm, mS/cm², mV, ms, nA for point currents).
 
-    States: ``V`` (mV) and every gate, each of shape ``(..., n_segments)`` in the morphology's compartment order.
+    States: `V` (mV) and every gate, each of shape `(..., n_segments)` in the morphology's compartment order.
     The protocol given to [`difflab.simulate`][] is an [`IClamp`][difflab.neuron.IClamp] (currents in nA at
-    named locations); a plain protocol is a current (nA) into the middle of the root section; ``None`` is none.
+    named locations); a plain protocol is a current (nA) into the middle of the root section; `None` is none.
 
-    Parameters by name: ``"<region>.<field>_<channel>"`` (``"dend.gbar_na"``, ``"soma.E_k"``,
-    ``"dend.g_leak"``), ``"<region>.cm"``, ``"<region>.Ra"``, ``"celsius"``, ``"v_init"``; each is an alias of
-    its dotted path (``"regions.dend.channels.na.gbar"``), so `difflab.calibrate` and `difflab.sweep` take them.
+    Parameters by name: `"<region>.<field>_<channel>"` (`"dend.gbar_na"`, `"soma.E_k"`,
+    `"dend.g_leak"`), `"<region>.cm"`, `"<region>.Ra"`, `"celsius"`, `"v_init"`; each is an alias of
+    its dotted path (`"regions.dend.channels.na.gbar"`), so `difflab.calibrate` and `difflab.sweep` take them.
 
     Channels of one name must be of one class in every region (their gates are shared states); a region
     without a channel has it switched off (zero conductance), and its gates still evolve (unread).
@@ -118,10 +118,10 @@ class Cell(AbstractModel):
 
     @classmethod
     def ball_and_stick(cls, nseg: int = 21, dtype: Any = jnp.float64) -> Cell:
-        """The ball-and-stick cell of the NEURON reference (``datasets/neuron/ball_and_stick.nc``).
+        """The ball-and-stick cell of the NEURON reference (`datasets/neuron/ball_and_stick.nc`).
 
-        Soma: ``L = diam = 20`` µm, one compartment, ``hh`` (ḡNa 120, ḡK 36, gL 0.3 mS/cm²). Dendrite
-        ``"dend"``: 500 µm × 2 µm at ``soma(1)``, ``nseg`` compartments, ``hh`` at ḡNa 30, ḡK 10, gL 0.1 mS/cm².
+        Soma: `L = diam = 20` µm, one compartment, `hh` (ḡNa 120, ḡK 36, gL 0.3 mS/cm²). Dendrite
+        `"dend"`: 500 µm × 2 µm at `soma(1)`, `nseg` compartments, `hh` at ḡNa 30, ḡK 10, gL 0.1 mS/cm².
         Ra 100 Ω·cm, cm 1 µF/cm², ENa 50, EK −77, EL −54.3 mV, 6.3 °C.
         """
         from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
@@ -135,7 +135,7 @@ class Cell(AbstractModel):
         return cls(morph, regions).astype(dtype)
 
     def astype(self, dtype: Any) -> Cell:
-        """A copy whose floating parameters all have ``dtype`` (e.g. ``jnp.float32``)."""
+        """A copy whose floating parameters all have `dtype` (e.g. `jnp.float32`)."""
 
         def cast(x):
             return x.astype(dtype) if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating) else x
@@ -163,7 +163,7 @@ class Cell(AbstractModel):
         return (StateInfo("V", "mV", "membrane potential per compartment"), *gates)
 
     def batch_shape(self) -> tuple[int, ...]:
-        """Broadcast shape of the parameters without their per-branch axis (``()`` for one cell)."""
+        """Broadcast shape of the parameters without their per-branch axis (`()` for one cell)."""
         shapes = [self.celsius.shape, self.v_init.shape]
         for path, leaf in self._region_leaves():
             shapes.append(leaf.shape[:-1] if path in self.per_branch else leaf.shape)
@@ -171,7 +171,7 @@ class Cell(AbstractModel):
 
     # ---------------------------------------------------------------- state
     def initial_state(self) -> dict[str, Array]:
-        """``V = v_init`` in every compartment, gates at their steady state there (NEURON's ``finitialize``)."""
+        """`V = v_init` in every compartment, gates at their steady state there (NEURON's `finitialize`)."""
         shape = (*self.batch_shape(), self.morphology.n_segments)
         V = jnp.broadcast_to(jnp.asarray(self.v_init)[..., None], shape)
         y = {"V": V}
@@ -191,11 +191,11 @@ class Cell(AbstractModel):
 
     # ---------------------------------------------------------------- per-compartment parameters
     def per_section(self, field: str) -> Array:
-        """``"cm"`` or ``"Ra"`` of every section, shape ``(..., n_sections)``."""
+        """`"cm"` or `"Ra"` of every section, shape `(..., n_sections)`."""
         return self._gather_sections({r: getattr(reg, field) for r, reg in self.regions.items()}, field)
 
     def segment_channels(self) -> tuple[tuple[str, AbstractChannel, np.ndarray], ...]:
-        """``(name, channel with per-compartment parameters, mask)`` for every channel; mask is 1 where present."""
+        """`(name, channel with per-compartment parameters, mask)` for every channel; mask is 1 where present."""
         out = []
         seg_section = self.morphology.seg_section
         for c in self.channel_order:
@@ -215,7 +215,7 @@ class Cell(AbstractModel):
         return tuple(out)
 
     def _gather_sections(self, values: dict[str, Array], field: str, owner: str | None = None) -> Array:
-        """Region values (scalar or per-branch) as one array over all sections, shape ``(..., n_sections)``."""
+        """Region values (scalar or per-branch) as one array over all sections, shape `(..., n_sections)`."""
         batch = self.batch_shape()
         morph = self.morphology
         parts, position = [], {}
@@ -247,14 +247,14 @@ class Cell(AbstractModel):
 
     # ---------------------------------------------------------------- dynamics
     def axial_conductance(self) -> Array:
-        """Conductance (µS) between every node and its parent node, shape ``(..., n_nodes)`` (0 at the root)."""
+        """Conductance (µS) between every node and its parent node, shape `(..., n_nodes)` (0 at the root)."""
         morph = self.morphology
         Ra = self.per_section("Ra")[..., morph.edge_section]
         q = jnp.asarray(np.where(morph.parent >= 0, morph.q, 1.0), dtype=Ra.dtype)
         return jnp.where(jnp.asarray(morph.parent >= 0), 1.0 / (Ra * q), 0.0)
 
     def node_potentials(self, V: Array, g: Array) -> Array:
-        """Potentials of all nodes: compartments, then the zero-area ends (mean of neighbours weighted by ``g``)."""
+        """Potentials of all nodes: compartments, then the zero-area ends (mean of neighbours weighted by `g`)."""
         morph = self.morphology
         S, N = morph.n_segments, morph.n_nodes
         child = np.flatnonzero(morph.parent >= 0)
@@ -266,7 +266,7 @@ class Cell(AbstractModel):
         return jnp.concatenate([V, num[..., S:] / den[..., S:]], axis=-1)
 
     def axial_current(self, Vn: Array, g: Array) -> Array:
-        """``Σ_j g_ij (V_j − V_i)`` (nA) into every node."""
+        """`Σ_j g_ij (V_j − V_i)` (nA) into every node."""
         morph = self.morphology
         child = np.flatnonzero(morph.parent >= 0)
         par = morph.parent[child]
@@ -274,7 +274,7 @@ class Cell(AbstractModel):
         return jnp.zeros_like(Vn).at[..., child].add(flow).at[..., par].add(-flow)
 
     def stimulus_density(self, protocol: Any, t: ArrayLike, like: Array) -> Array:
-        """Point currents at ``t`` as densities (µA/cm²) per compartment, shape of ``like``."""
+        """Point currents at `t` as densities (µA/cm²) per compartment, shape of `like`."""
         if protocol is None:
             return jnp.zeros_like(like)
         morph = self.morphology
@@ -311,9 +311,9 @@ class Cell(AbstractModel):
 
     # ---------------------------------------------------------------- recordings
     def voltage_at(self, V: Array, where) -> Array:
-        """The potential at a location (``"dend(0.9)"``) from compartment potentials ``V`` (``(..., n_segments)``).
+        """The potential at a location (`"dend(0.9)"`) from compartment potentials `V` (`(..., n_segments)`).
 
-        NEURON's ``v(x)``: the compartment containing ``x``; at ``x = 0`` or ``1`` the zero-area end node.
+        NEURON's `v(x)`: the compartment containing `x`; at `x = 0` or `1` the zero-area end node.
         """
         node = self.morphology.node(where)
         if node < self.morphology.n_segments:
@@ -321,7 +321,7 @@ class Cell(AbstractModel):
         return self.node_potentials(V, self.axial_conductance())[..., node]
 
     def recorder(self, locations) -> tuple[Any, tuple[StateInfo, ...]]:
-        """``(observe, observe_info)`` for [`difflab.simulate`][]: the potential at each location, by name."""
+        """`(observe, observe_info)` for [`difflab.simulate`][]: the potential at each location, by name."""
         locations = tuple(locations)
         for where in locations:
             self.morphology.node(where)  # unknown names and bad x fail here, before any tracing

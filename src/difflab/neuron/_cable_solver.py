@@ -17,7 +17,7 @@ implicitly:
    The matrix has the tree's sparsity: the elimination runs from the deepest nodes to the root, one level
    at a time (all nodes of a level at once), and back (Hines 1984). Its cost is linear in the nodes.
 
-Second order in $h$ (the tests check the slope); use it with fixed steps (``diffrax.ConstantStepSize``, the
+Second order in $h$ (the tests check the slope); use it with fixed steps (`diffrax.ConstantStepSize`, the
 cell's default, 0.025 ms). The error estimate (corrector minus predictor) also lets an adaptive controller run it.
 
 References: Hines, Int. J. Biomed. Comput. 15:69 (1984); Rush & Larsen, IEEE Trans. Biomed. Eng. 25:389 (1978).
@@ -47,10 +47,10 @@ def _conductances(channels, gates):
 
 
 def hines_solve(morph, diag, upper, lower, rhs):
-    r"""Solve the tree system: row $i$ has ``diag[i]`` on $\delta_i$, ``upper[i]`` on its parent's $\delta_p$;
-    row $p$ has ``lower[i]`` on $\delta_i$ for each child $i$. Arrays ``(..., n_nodes)``.
+    r"""Solve the tree system: row $i$ has `diag[i]` on $\delta_i$, `upper[i]` on its parent's $\delta_p$;
+    row $p$ has `lower[i]` on $\delta_i$ for each child $i$. Arrays `(..., n_nodes)`.
 
-    One ``lax.scan`` over the levels (padded to equal width with a scratch node whose row is the identity), so
+    One `lax.scan` over the levels (padded to equal width with a scratch node whose row is the identity), so
     the compiled size does not grow with the tree's depth.
     """
     nodes, parents = morph.level_table
@@ -81,7 +81,7 @@ def hines_solve(morph, diag, upper, lower, rhs):
 
 
 def cable_step(model, protocol, t0, h, y0, V_prev, h_prev):
-    """One step; returns ``(y1, error estimate, dense info)``. See the module docstring."""
+    """One step; returns `(y1, error estimate, dense info)`. See the module docstring."""
     morph = model.morphology
     S = morph.n_segments
     V0 = y0["V"]
@@ -140,7 +140,7 @@ def _cable_matrix(morph, g, s, diag_membrane, rhs_membrane, axial0):
 class CableRushLarsenCN(AbstractSolver):
     """Rush–Larsen gates + Crank–Nicolson cable step on the tree (Hines); order 2. For [`Cell`][difflab.neuron.Cell].
 
-    Reads the cell and the protocol from ``args = (model, protocol)`` as [`difflab.simulate`][] passes them;
+    Reads the cell and the protocol from `args = (model, protocol)` as [`difflab.simulate`][] passes them;
     the solver state holds the previous potentials and step (for the predictor).
     """
 

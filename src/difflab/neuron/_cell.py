@@ -20,26 +20,26 @@ _GATE_UNITS = "1"
 
 
 class HodgkinHuxley(AbstractModel):
-    r"""A single-compartment Hodgkin–Huxley neuron in NEURON's ``hh`` convention.
+    r"""A single-compartment Hodgkin–Huxley neuron in NEURON's `hh` convention.
 
     $$C \frac{dV}{dt} = I(t) - \sum_c G_c(\text{gates})\,(V - E_c), \qquad
     \frac{dx}{dt} = \alpha_x(V)(1 - x) - \beta_x(V)\,x \ \text{ for every gate } x.$$
 
-    The input ``I(t)`` is the protocol passed to [`difflab.simulate`][] (current density,
-    µA/cm², depolarising when positive). States: ``V`` (mV) then the gates of each channel in
-    order (``m``, ``h``, ``n`` for the squid axon). The channels' rates carry the temperature
-    factor (``3^((celsius − 6.3)/10)`` for ``hh``).
+    The input `I(t)` is the protocol passed to [`difflab.simulate`][] (current density,
+    µA/cm², depolarising when positive). States: `V` (mV) then the gates of each channel in
+    order (`m`, `h`, `n` for the squid axon). The channels' rates carry the temperature
+    factor (`3^((celsius − 6.3)/10)` for `hh`).
 
     Attributes:
-        channels: ``{name: channel}``; the squid axon has ``"na"``, ``"k"``, ``"leak"``.
+        channels: `{name: channel}`; the squid axon has `"na"`, `"k"`, `"leak"`.
         C: membrane capacitance (µF/cm²).
         celsius: temperature (°C).
         v_init: initial membrane potential (mV); gates start at their steady state there.
 
-    Parameters by name: ``gNa``, ``gK``, ``gL`` (mS/cm²), ``ENa``, ``EK``, ``EL`` (mV), plus
-    every dotted path such as ``"channels.na.gbar"``; ``model.replace(gNa=110.0)``.
+    Parameters by name: `gNa`, `gK`, `gL` (mS/cm²), `ENa`, `EK`, `EL` (mV), plus
+    every dotted path such as `"channels.na.gbar"`; `model.replace(gNa=110.0)`.
 
-    Reference: Hodgkin & Huxley, J. Physiol. 117:500 (1952); NEURON ``hh.mod``.
+    Reference: Hodgkin & Huxley, J. Physiol. 117:500 (1952); NEURON `hh.mod`.
     """
 
     channels: dict[str, AbstractChannel]
@@ -97,7 +97,7 @@ class HodgkinHuxley(AbstractModel):
 
     @classmethod
     def squid_axon(cls, dtype: Any = jnp.float64) -> HodgkinHuxley:
-        """The canonical squid-axon cell of NEURON's ``hh`` at 6.3 °C (``models/.../squid_axon.toml``)."""
+        """The canonical squid-axon cell of NEURON's `hh` at 6.3 °C (`models/.../squid_axon.toml`)."""
         model = cls(
             channels={
                 "na": SodiumChannel(gbar=120.0, E=50.0),
@@ -111,7 +111,7 @@ class HodgkinHuxley(AbstractModel):
         return model.astype(dtype)
 
     def astype(self, dtype: Any) -> HodgkinHuxley:
-        """A copy whose floating parameters all have ``dtype`` (e.g. ``jnp.float32``)."""
+        """A copy whose floating parameters all have `dtype` (e.g. `jnp.float32`)."""
 
         def cast(x):
             if eqx.is_array(x) and jnp.issubdtype(x.dtype, jnp.floating):
@@ -123,7 +123,7 @@ class HodgkinHuxley(AbstractModel):
     # ---------------------------------------------------------------- states
     @property
     def gate_names(self) -> tuple[str, ...]:
-        """Gate state names in order (``("m", "h", "n")`` for the squid axon)."""
+        """Gate state names in order (`("m", "h", "n")` for the squid axon)."""
         return tuple(g for ch in self.ordered_channels() for g in ch.gates)
 
     def ordered_channels(self) -> tuple[AbstractChannel, ...]:
@@ -136,7 +136,7 @@ class HodgkinHuxley(AbstractModel):
         return (StateInfo("V", "mV", "membrane potential"), *gates)
 
     def initial_state(self) -> dict[str, Array]:
-        """``V = v_init`` with every gate at its steady state, broadcast to the parameters' shape."""
+        """`V = v_init` with every gate at its steady state, broadcast to the parameters' shape."""
         self.validate()
         shape = self.batch_shape()
         V = jnp.broadcast_to(self.v_init, shape)
@@ -157,14 +157,14 @@ class HodgkinHuxley(AbstractModel):
 
     # ---------------------------------------------------------------- dynamics
     def gate_rates(self, V: Array) -> dict[str, tuple[Array, Array]]:
-        """``{gate: (α, β)}`` of every channel at ``V`` (1/ms, temperature factor included)."""
+        """`{gate: (α, β)}` of every channel at `V` (1/ms, temperature factor included)."""
         out: dict[str, tuple[Array, Array]] = {}
         for channel in self.ordered_channels():
             out.update(channel.rates(V, self.celsius))
         return out
 
     def conductances(self, gates: dict[str, Array]) -> tuple[Array, Array]:
-        """Total conductance ``G = Σ G_c`` (mS/cm²) and ``Σ G_c E_c`` (µA/cm²) at the given gates."""
+        """Total conductance `G = Σ G_c` (mS/cm²) and `Σ G_c E_c` (µA/cm²) at the given gates."""
         G = 0.0
         GE = 0.0
         for channel in self.ordered_channels():
@@ -195,21 +195,21 @@ class HodgkinHuxley(AbstractModel):
         return RushLarsenCN()
 
     def default_stepsize_controller(self):
-        """Fixed steps (``diffrax.ConstantStepSize``)."""
+        """Fixed steps (`diffrax.ConstantStepSize`)."""
         import diffrax
 
         return diffrax.ConstantStepSize()
 
     def default_dt0(self) -> float | Array:
-        """The default fixed step (ms): 5/64 ms for gates as fast as ``hh``'s at 6.3 °C, halved per doubling.
+        """The default fixed step (ms): 5/64 ms for gates as fast as `hh`'s at 6.3 °C, halved per doubling.
 
         At 6.3 °C the squid axon's spike times are then within 0.017 ms of NEURON's
-        (docs/hh_convergence.md). Gate kinetics speed up with temperature (``hh``: ×4.5 at 20 °C), and
+        (docs/hh_convergence.md). Gate kinetics speed up with temperature (`hh`: ×4.5 at 20 °C), and
         at a fixed step the drift grows with them: 0.25 ms over 15 spikes at 15 °C, 0.86 ms over 21 at
-        20 °C. So the step is ``5/64 · 2^−k`` with ``2^k`` the smallest power of two at least the ratio
-        of the cell's fastest gate rate ``max(α + β)`` (over −100…60 mV) to ``hh``'s at 6.3 °C; 10 ms
+        20 °C. So the step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the ratio
+        of the cell's fastest gate rate `max(α + β)` (over −100…60 mV) to `hh`'s at 6.3 °C; 10 ms
         stays a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and
-        20 °C). A Python float when the cell's parameters are concrete (also inside ``jit``), a traced
+        20 °C). A Python float when the cell's parameters are concrete (also inside `jit`), a traced
         scalar when they are traced.
         """
         with jax.ensure_compile_time_eval():
@@ -222,9 +222,9 @@ class HodgkinHuxley(AbstractModel):
         return float(dt) if is_concrete(dt) else dt
 
     def linear_estimate(self, paths, protocol, ts, data, mask):
-        """Channel conductances from a recorded ``V`` by linear regression (see `estimate_conductances`).
+        """Channel conductances from a recorded `V` by linear regression (see `estimate_conductances`).
 
-        ``None`` unless ``V`` is measured and every path is a channel conductance (``gbar``/``g``).
+        `None` unless `V` is measured and every path is a channel conductance (`gbar`/`g`).
         """
         if "V" not in data:
             return None
@@ -234,7 +234,7 @@ class HodgkinHuxley(AbstractModel):
 
     # ---------------------------------------------------------------- checks
     def batch_shape(self) -> tuple[int, ...]:
-        """Broadcast shape of all parameters (``()`` for one cell, ``(members,)`` for a batch)."""
+        """Broadcast shape of all parameters (`()` for one cell, `(members,)` for a batch)."""
         return jnp.broadcast_shapes(*(p.shape for p in self.parameters().values()))
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
@@ -268,7 +268,7 @@ DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so step boundaries (10 ms =
 
 
 def _max_finite_rate(rates: dict[str, tuple[Array, Array]]) -> Array:
-    """Largest finite ``α + β`` over all gates and potentials (0 if none is finite)."""
+    """Largest finite `α + β` over all gates and potentials (0 if none is finite)."""
     sums = [a + b for a, b in rates.values()]
     return jnp.max(jnp.stack([jnp.max(jnp.where(jnp.isfinite(x), x, 0.0)) for x in sums]))
 

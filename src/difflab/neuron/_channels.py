@@ -1,7 +1,7 @@
-"""Ion channels: ohmic currents ``I = G(gates) (V − E)`` with gates obeying ``dx/dt = α(1 − x) − β x``.
+"""Ion channels: ohmic currents `I = G(gates) (V − E)` with gates obeying `dx/dt = α(1 − x) − β x`.
 
-A channel declares the names of its gate states (keys of the cell's state dict, e.g. ``"m"``,
-``"h"``), their opening and closing rates, and its conductance as a function of the gates. The
+A channel declares the names of its gate states (keys of the cell's state dict, e.g. `"m"`,
+`"h"`), their opening and closing rates, and its conductance as a function of the gates. The
 [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell sums all its channels, so adding a channel
 never requires editing the cell. Gate names must be unique across the channels of one cell.
 
@@ -35,10 +35,10 @@ def _param(value: ArrayLike, name: str, units: str, nonnegative: bool = False) -
 class AbstractChannel(eqx.Module):
     """An ohmic ion channel with Hodgkin–Huxley-type gates.
 
-    Subclasses set the class attribute ``gates`` (gate state names) and implement
+    Subclasses set the class attribute `gates` (gate state names) and implement
     [`rates`][difflab.neuron.AbstractChannel.rates] and
     [`conductance`][difflab.neuron.AbstractChannel.conductance]; they carry a reversal
-    potential ``E`` (mV). A gate-free channel (leak) has ``gates = ()``.
+    potential `E` (mV). A gate-free channel (leak) has `gates = ()`.
     """
 
     #: Names of this channel's gate states in the cell's state dict.
@@ -48,23 +48,23 @@ class AbstractChannel(eqx.Module):
 
     @abc.abstractmethod
     def rates(self, V: Array, celsius: Array) -> dict[str, tuple[Array, Array]]:
-        """``{gate: (α, β)}`` in 1/ms at potential ``V`` (mV) and temperature ``celsius`` (°C)."""
+        """`{gate: (α, β)}` in 1/ms at potential `V` (mV) and temperature `celsius` (°C)."""
 
     @abc.abstractmethod
     def conductance(self, gates: Gates) -> Array:
         """The conductance (mS/cm²) given the gate values (only this channel's gates are read)."""
 
     def current(self, V: Array, gates: Gates) -> Array:
-        """Outward current density ``G (V − E)`` in µA/cm²."""
+        """Outward current density `G (V − E)` in µA/cm²."""
         return self.conductance(gates) * (V - self.E)
 
     def steady_state(self, V: Array, celsius: Array) -> Gates:
-        """Gate values at rest, ``x∞ = α / (α + β)``, for each gate of this channel."""
+        """Gate values at rest, `x∞ = α / (α + β)`, for each gate of this channel."""
         return {name: a / (a + b) for name, (a, b) in self.rates(V, celsius).items()}
 
 
 class SodiumChannel(AbstractChannel):
-    """Fast sodium channel of ``hh``: ``I_Na = ḡ_Na m³ h (V − E_Na)``; gates ``m``, ``h``; q10 = 3 from 6.3 °C.
+    """Fast sodium channel of `hh`: `I_Na = ḡ_Na m³ h (V − E_Na)`; gates `m`, `h`; q10 = 3 from 6.3 °C.
 
     Attributes:
         gbar: maximal conductance ḡ_Na (mS/cm²); squid axon 120.
@@ -90,7 +90,7 @@ class SodiumChannel(AbstractChannel):
 
 
 class PotassiumChannel(AbstractChannel):
-    """Delayed-rectifier potassium channel of ``hh``: ``I_K = ḡ_K n⁴ (V − E_K)``; gate ``n``; q10 = 3.
+    """Delayed-rectifier potassium channel of `hh`: `I_K = ḡ_K n⁴ (V − E_K)`; gate `n`; q10 = 3.
 
     Attributes:
         gbar: maximal conductance ḡ_K (mS/cm²); squid axon 36.
@@ -116,7 +116,7 @@ class PotassiumChannel(AbstractChannel):
 
 
 class LeakChannel(AbstractChannel):
-    """Passive leak ``I_L = g_L (V − E_L)``; no gates.
+    """Passive leak `I_L = g_L (V − E_L)`; no gates.
 
     Attributes:
         g: conductance g_L (mS/cm²); squid axon 0.3.

@@ -31,7 +31,7 @@ BLOCK_MS = 0.5
 
 
 def conductance_paths(model, paths) -> dict[str, tuple[str, str]] | None:
-    """``{path: (channel key, field)}`` when every path is a channel conductance, else ``None``."""
+    """`{path: (channel key, field)}` when every path is a channel conductance, else `None`."""
     out = {}
     for path in paths:
         parts = path.split(".")
@@ -44,19 +44,19 @@ def conductance_paths(model, paths) -> dict[str, tuple[str, str]] | None:
 
 
 def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, float] | None:
-    """Least-squares conductances (mS/cm²) of the channels named by ``paths`` from a recording ``V(ts)``.
+    """Least-squares conductances (mS/cm²) of the channels named by `paths` from a recording `V(ts)`.
 
     Args:
         model: a single [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell (no member axis);
             its other parameters (C, reversal potentials, unfitted conductances, kinetics) are taken as known.
         protocol: the injected current density (µA/cm²), a function of time.
         ts: sample times (ms), increasing.
-        V: measured membrane potential (mV) at ``ts``.
-        mask: ``True`` where a sample was measured; blocks with a missing sample are left out.
-        paths: dotted paths of channel conductances (``channels.<key>.gbar`` or ``.g``).
+        V: measured membrane potential (mV) at `ts`.
+        mask: `True` where a sample was measured; blocks with a missing sample are left out.
+        paths: dotted paths of channel conductances (`channels.<key>.gbar` or `.g`).
 
     Returns:
-        ``{path: value}``, or ``None`` when the estimate does not apply (a path that is not a
+        `{path: value}`, or `None` when the estimate does not apply (a path that is not a
         channel conductance, a batched model, fewer usable blocks than conductances).
     """
     where = conductance_paths(model, paths)
@@ -95,7 +95,7 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
 
 
 def where_field(where: dict[str, tuple[str, str]], key: str) -> str | None:
-    """The fitted field of channel ``key`` (``None`` if its conductance is not fitted)."""
+    """The fitted field of channel `key` (`None` if its conductance is not fitted)."""
     for channel, field in where.values():
         if channel == key:
             return field

@@ -1,7 +1,7 @@
 """Spike features of voltage traces: times, counts, rates and a differentiable surrogate.
 
-All functions take ``V`` with time on the **last** axis (shape ``(..., time)``; any leading batch
-axes) and the matching save times ``ts`` (shape ``(time,)`` or broadcastable to ``V``). They are
+All functions take `V` with time on the **last** axis (shape `(..., time)`; any leading batch
+axes) and the matching save times `ts` (shape `(time,)` or broadcastable to `V`). They are
 pure JAX: jit-able, vmap-able, and batched over the leading axes. Times in ms, rates in Hz.
 """
 
@@ -31,11 +31,11 @@ def spike_times(
     threshold: float = 0.0,
     max_spikes: int = DEFAULT_MAX_SPIKES,
 ) -> Float[Array, "... spike"]:
-    """Times (ms) of upward ``threshold`` crossings, linearly interpolated between samples.
+    """Times (ms) of upward `threshold` crossings, linearly interpolated between samples.
 
-    Returns shape ``(..., max_spikes)``, NaN-padded after the last spike; spikes beyond
-    ``max_spikes`` are dropped (check with [`spike_count`][]). Differentiable with respect to
-    ``V`` (through the interpolation).
+    Returns shape `(..., max_spikes)`, NaN-padded after the last spike; spikes beyond
+    `max_spikes` are dropped (check with [`spike_count`][]). Differentiable with respect to
+    `V` (through the interpolation).
     """
     V = jnp.asarray(V)
     up, tc = _crossings(ts, V, threshold)
@@ -56,7 +56,7 @@ def spike_count(
     threshold: float = 0.0,
     window: tuple[float, float] | None = None,
 ) -> Array:
-    """Number of upward ``threshold`` crossings (within ``window = (t0, t1)``, ms, if given)."""
+    """Number of upward `threshold` crossings (within `window = (t0, t1)`, ms, if given)."""
     V = jnp.asarray(V)
     up, tc = _crossings(ts, V, threshold)
     if window is not None:
@@ -70,7 +70,7 @@ def firing_rate(
     window: tuple[float, float],
     threshold: float = 0.0,
 ) -> Array:
-    """Spikes in ``window = (t0, t1)`` (ms, crossing time in ``[t0, t1)``) per second (Hz)."""
+    """Spikes in `window = (t0, t1)` (ms, crossing time in `[t0, t1)`) per second (Hz)."""
     count = spike_count(ts, V, threshold, window)
     return count * (1000.0 / (window[1] - window[0]))
 
@@ -81,9 +81,9 @@ def soft_spike_count(V: Float[ArrayLike, "... time"], threshold: float = 0.0, wi
     $$\tilde N = \sum_i \max\bigl(0,\ \sigma_{i+1} - \sigma_i\bigr), \qquad
     \sigma_i = \operatorname{sigmoid}\bigl((V_i - \theta)/w\bigr),$$
 
-    i.e. the total rise of a soft threshold indicator. A full upstroke through ``θ`` adds ≈ 1
-    whatever the sampling; its gradient moves spike amplitudes across the threshold. ``width``
-    ``w`` in mV.
+    i.e. the total rise of a soft threshold indicator. A full upstroke through `θ` adds ≈ 1
+    whatever the sampling; its gradient moves spike amplitudes across the threshold. `width`
+    `w` in mV.
     """
     s = jax.nn.sigmoid((jnp.asarray(V) - threshold) / width)
     return jnp.sum(jax.nn.relu(s[..., 1:] - s[..., :-1]), axis=-1)

@@ -23,7 +23,7 @@ def _voltage(t, y, args):
 def simulate_currents(
     model: HodgkinHuxley, protocol: Step, t_end: float, save_dt: float | None = None, **kwargs
 ) -> tuple[Array, Array]:
-    """``(ts, V)`` for a protocol whose amplitude carries a batch of currents (V shape ``(..., time)``).
+    """`(ts, V)` for a protocol whose amplitude carries a batch of currents (V shape `(..., time)`).
 
     The whole batch runs as one vectorised solve (the state is broadcast to the batch shape).
     """
@@ -52,9 +52,9 @@ def fi_curve(
 ) -> Array:
     """Firing rate (Hz) for constant currents (µA/cm²) switched on at t = 0 from rest.
 
-    The rate counts upward ``threshold`` crossings in ``window`` (ms) per second, as in the NEURON
-    reference ``hh/hh_fi_curve_coarse``. All currents run as one batched solve. Extra keyword
-    arguments go to [`difflab.simulate`][] (``solver``, ``dt0``, ...).
+    The rate counts upward `threshold` crossings in `window` (ms) per second, as in the NEURON
+    reference `hh/hh_fi_curve_coarse`. All currents run as one batched solve. Extra keyword
+    arguments go to [`difflab.simulate`][] (`solver`, `dt0`, ...).
     """
     currents = jnp.asarray(currents, dtype=model.C.dtype)
     protocol = Step(currents, 0.0, jnp.inf)
@@ -85,19 +85,19 @@ def rheobase(
     threshold: float = 0.0,
     **simulate_kwargs,
 ) -> Array:
-    """Threshold current (µA/cm²) of a step on ``[start, stop)`` ms, by batched bisection.
+    """Threshold current (µA/cm²) of a step on `[start, stop)` ms, by batched bisection.
 
-    ``kind="any"``: the smallest current that elicits at least one spike; ``"sustained"``: the
-    smallest that still fires in ``window`` (ms; default the second half of the step), i.e.
+    `kind="any"`: the smallest current that elicits at least one spike; `"sustained"`: the
+    smallest that still fires in `window` (ms; default the second half of the step), i.e.
     repetitive firing. Near the type II onset transients are long, so the sustained threshold
     depends on the window: NEURON's 6.215 µA/cm² corresponds to ``start=0, stop=1100,
     window=(100, 1100)`` (the F-I protocol; 6.2201 at the default dt = 5/64 ms, 6.2170 at 0.0625),
     its any-spike threshold 2.211 µA/cm² to the defaults (2.2109 at the default dt). Each round
-    simulates the bracket's ends and ``points`` currents inside it at once and keeps the
-    sub-interval where the outcome flips, until the bracket is narrower than ``tol``. Returns the bracket's midpoint.
+    simulates the bracket's ends and `points` currents inside it at once and keeps the
+    sub-interval where the outcome flips, until the bracket is narrower than `tol`. Returns the bracket's midpoint.
 
     Raises:
-        ValueError: if ``kind`` is unknown, or the cell does not fire at ``high`` / fires at ``low``.
+        ValueError: if `kind` is unknown, or the cell does not fire at `high` / fires at `low`.
     """
     if kind not in ("any", "sustained"):
         raise ValueError(f"kind must be 'any' or 'sustained'; got {kind!r}")
@@ -107,7 +107,7 @@ def rheobase(
     def fires(model, amplitudes):
         return _fires(model, amplitudes, kind, start, stop, window, threshold, simulate_kwargs)
 
-    # every round simulates the bracket's ends and ``points`` currents inside it (one compiled shape)
+    # every round simulates the bracket's ends and `points` currents inside it (one compiled shape)
     lo, hi = float(low), float(high)
     first = True
     while first or hi - lo > tol:

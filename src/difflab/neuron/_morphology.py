@@ -1,12 +1,12 @@
-r"""Morphology: a tree of unbranched sections, each cut into ``nseg`` compartments, in NEURON's discretisation.
+r"""Morphology: a tree of unbranched sections, each cut into `nseg` compartments, in NEURON's discretisation.
 
-A [`Section`][difflab.neuron.Section] is an unbranched cable given by 3-D points ``(x, y, z, diam)`` in µm (a
-cylinder of length ``L`` and diameter ``diam`` is two points). Its ``0`` end attaches to its parent at
-``parent_x`` (NEURON's ``connect child(0), parent(x)``). The cable equation is discretised exactly as NEURON
+A [`Section`][difflab.neuron.Section] is an unbranched cable given by 3-D points `(x, y, z, diam)` in µm (a
+cylinder of length `L` and diameter `diam` is two points). Its `0` end attaches to its parent at
+`parent_x` (NEURON's `connect child(0), parent(x)`). The cable equation is discretised exactly as NEURON
 does it (Hines & Carnevale, *The NEURON Book*, ch. 5):
 
-- each section has ``nseg`` nodes at the segment centres ``x = (i + ½)/nseg`` with the membrane area of
-  their segment, and zero-area nodes at its ``0`` and ``1`` ends; a child attached at ``x`` in (0, 1) shares
+- each section has `nseg` nodes at the segment centres `x = (i + ½)/nseg` with the membrane area of
+  their segment, and zero-area nodes at its `0` and `1` ends; a child attached at `x` in (0, 1) shares
   the parent's segment node there, one attached at 0 or 1 shares the parent's end node;
 - areas and axial resistances integrate the frusta between 3-D points (diameters linear in arc length):
   $A = \sum \pi \tfrac{d_1 + d_2}{2} \sqrt{\Delta s^2 + (\tfrac{d_2 - d_1}{2})^2}$ (µm²) and
@@ -38,11 +38,11 @@ class Section:
     """An unbranched cable: 3-D points along its axis, its parent and its number of compartments.
 
     Attributes:
-        name: unique name, e.g. ``"soma"``, ``"dend[3]"``.
-        region: the group whose parameters it takes (``"soma"``, ``"dend"``, ``"axon"``, ``"apic"``).
-        points: ``((x, y, z, diam), ...)`` in µm, at least two, from the ``0`` end to the ``1`` end.
-        parent: the parent section's name; ``None`` for the root.
-        parent_x: where on the parent the ``0`` end attaches, in [0, 1].
+        name: unique name, e.g. `"soma"`, `"dend[3]"`.
+        region: the group whose parameters it takes (`"soma"`, `"dend"`, `"axon"`, `"apic"`).
+        points: `((x, y, z, diam), ...)` in µm, at least two, from the `0` end to the `1` end.
+        parent: the parent section's name; `None` for the root.
+        parent_x: where on the parent the `0` end attaches, in [0, 1].
         nseg: number of compartments (≥ 1).
     """
 
@@ -67,7 +67,7 @@ class Section:
         origin=(0.0, 0.0, 0.0),
         direction=(1.0, 0.0, 0.0),
     ) -> Section:
-        """A cylinder of length ``L`` and diameter ``diam`` (µm) laid out from ``origin`` along ``direction``."""
+        """A cylinder of length `L` and diameter `diam` (µm) laid out from `origin` along `direction`."""
         o, u = np.asarray(origin, float), np.asarray(direction, float)
         u = u / np.linalg.norm(u)
         end = o + float(L) * u
@@ -94,7 +94,7 @@ class Morphology:
 
     Raises:
         ValueError: naming the section and field, for duplicate names, a missing parent, a cycle, a second
-            root, a diameter or length that is not positive, ``nseg < 1`` or ``parent_x`` outside [0, 1].
+            root, a diameter or length that is not positive, `nseg < 1` or `parent_x` outside [0, 1].
     """
 
     def __init__(self, sections):
@@ -161,7 +161,7 @@ class Morphology:
         return order
 
     def _node_at(self, k: int, x: float, zero_end: dict[int, int]) -> int:
-        """The node of section ``k`` at ``x`` (NEURON: the segment containing ``x``; the end nodes at 0 and 1)."""
+        """The node of section `k` at `x` (NEURON: the segment containing `x`; the end nodes at 0 and 1)."""
         if x <= 0.0:
             return zero_end[k]
         if x >= 1.0:
@@ -197,7 +197,7 @@ class Morphology:
 
     # ------------------------------------------------------------------ locations
     def location(self, where) -> tuple[str, float]:
-        """``(section name, x)`` from ``"dend(0.5)"``, ``("dend", 0.5)`` or a bare name (its middle)."""
+        """`(section name, x)` from `"dend(0.5)"`, `("dend", 0.5)` or a bare name (its middle)."""
         if isinstance(where, tuple) and len(where) == 2:
             name, x = where
         elif isinstance(where, str) and (m := _LOCATION.match(where)):
@@ -217,20 +217,20 @@ class Morphology:
         return name, x
 
     def node(self, where) -> int:
-        """The node index at a location (segment nodes are ``< n_segments``; end nodes have no area)."""
+        """The node index at a location (segment nodes are `< n_segments`; end nodes have no area)."""
         name, x = self.location(where)
         k = self.index[name]
         return self._node_at(k, x, dict(enumerate(self.zero_end)))
 
     def segment(self, where) -> int:
-        """The compartment at a location inside a section (``0 < x < 1``): where point currents enter."""
+        """The compartment at a location inside a section (`0 < x < 1`): where point currents enter."""
         name, x = self.location(where)
         if x <= 0.0 or x >= 1.0:
             raise ValueError(f"location {where!r}: a point current needs 0 < x < 1 (the ends have no membrane)")
         return self.node((name, x))
 
     def segment_centres(self) -> np.ndarray:
-        """3-D coordinates (µm) of every compartment's centre, shape ``(n_segments, 3)`` (for plots)."""
+        """3-D coordinates (µm) of every compartment's centre, shape `(n_segments, 3)` (for plots)."""
         out = np.zeros((self.n_segments, 3))
         for k, sec in enumerate(self.sections):
             pts, arc = np.asarray(sec.points, float), sec.arc
@@ -242,8 +242,8 @@ class Morphology:
 
 
 def _segment_geometry(sec: Section) -> tuple[np.ndarray, np.ndarray]:
-    """Membrane area of each segment (µm²) and the resistance factor ``Σ 4Δs/(π d₁d₂)·10⁻²`` of its left
-    and right halves (MΩ per Ω·cm), shape ``(nseg, 2)``."""
+    """Membrane area of each segment (µm²) and the resistance factor `Σ 4Δs/(π d₁d₂)·10⁻²` of its left
+    and right halves (MΩ per Ω·cm), shape `(nseg, 2)`."""
     pts = np.asarray(sec.points, float)
     arc, diam = sec.arc, pts[:, 3]
     bounds = np.linspace(0.0, arc[-1], 2 * sec.nseg + 1)

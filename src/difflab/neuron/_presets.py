@@ -1,4 +1,4 @@
-"""Model presets: TOML files in ``models/hodgkin_huxley/`` (shipped with the package)."""
+"""Model presets: TOML files in `models/hodgkin_huxley/` (shipped with the package)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ _CHANNELS = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
 
 
 def available_presets() -> list[str]:
-    """Names of the shipped Hodgkin–Huxley presets (e.g. ``["squid_axon"]``)."""
+    """Names of the shipped Hodgkin–Huxley presets (e.g. `["squid_axon"]`)."""
     return sorted(p.stem for p in _folder().glob("*.toml"))
 
 
 def load_preset(name: str, dtype: Any = jnp.float64) -> HodgkinHuxley:
-    """The [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell of ``models/hodgkin_huxley/<name>.toml``.
+    """The [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell of `models/hodgkin_huxley/<name>.toml`.
 
-    Every ``[parameters.<alias or field>]`` table gives a ``value`` (with ``units``); the cell
-    starts from the channels listed in ``[model] channels`` and gets those values by name.
+    Every `[parameters.<alias or field>]` table gives a `value` (with `units`); the cell
+    starts from the channels listed in `[model] channels` and gets those values by name.
 
     Raises:
         ValueError: unknown preset (the message lists the available ones) or a units mismatch.

@@ -1,20 +1,20 @@
-"""Hodgkin–Huxley rate functions in NEURON's ``hh`` convention, safe at their removable singularities.
+"""Hodgkin–Huxley rate functions in NEURON's `hh` convention, safe at their removable singularities.
 
-All rates are in 1/ms at 6.3 °C, the membrane potential ``V`` in mV (modern sign convention, rest ≈ −65 mV):
+All rates are in 1/ms at 6.3 °C, the membrane potential `V` in mV (modern sign convention, rest ≈ −65 mV):
 
     α_m = 0.1 (V+40) / (1 − e^{−(V+40)/10})      β_m = 4 e^{−(V+65)/18}
     α_h = 0.07 e^{−(V+65)/20}                     β_h = 1 / (1 + e^{−(V+35)/10})
     α_n = 0.01 (V+55) / (1 − e^{−(V+55)/10})     β_n = 0.125 e^{−(V+65)/80}
 
 α_m and α_n are 0/0 at V = −40 and −55 mV (limits 1.0 and 0.1 /ms). They are written as
-``z / (e^z − 1)`` with a series branch near ``z = 0`` behind a "double where", so values **and
+`z / (e^z − 1)` with a series branch near `z = 0` behind a "double where", so values **and
 gradients** stay finite there in float32 and float64.
 
-Four of the six exponentials are powers of ``w = e^{−(V+65)/80}`` (``e^{−(V+65)/10} = w⁸``), so a
+Four of the six exponentials are powers of `w = e^{−(V+65)/80}` (`e^{−(V+65)/10} = w⁸`), so a
 full rate evaluation costs two exponentials instead of six. Both channels call [`hh_rates`][]; XLA
 merges the identical expressions, so a cell with Na and K channels still pays for two.
 
-Reference: Hodgkin & Huxley, J. Physiol. 117:500 (1952); NEURON ``hh.mod``.
+Reference: Hodgkin & Huxley, J. Physiol. 117:500 (1952); NEURON `hh.mod`.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ _SERIES_BELOW = 0.05
 
 
 def z_over_expm1(z: ArrayLike, ez: ArrayLike | None = None) -> Array:
-    """``z / (e^z − 1)``, equal to 1 at ``z = 0``, with finite values and gradients everywhere.
+    """`z / (e^z − 1)`, equal to 1 at `z = 0`, with finite values and gradients everywhere.
 
-    ``ez`` may pass a precomputed ``e^z`` (e.g. from shared exponentials).
+    `ez` may pass a precomputed `e^z` (e.g. from shared exponentials).
     """
     z = jnp.asarray(z)
     ez = jnp.exp(z) if ez is None else ez
@@ -47,21 +47,21 @@ def z_over_expm1(z: ArrayLike, ez: ArrayLike | None = None) -> Array:
 
 
 def vtrap(x: ArrayLike, y: ArrayLike) -> Array:
-    """NEURON's ``vtrap(x, y) = x / (e^{x/y} − 1)``, safe at ``x = 0`` (limit ``y``).
+    """NEURON's `vtrap(x, y) = x / (e^{x/y} − 1)`, safe at `x = 0` (limit `y`).
 
-    Use it to write new channels with removable singularities (e.g. ``0.1 * vtrap(-(V + 40), 10)``).
+    Use it to write new channels with removable singularities (e.g. `0.1 * vtrap(-(V + 40), 10)`).
     """
     y = jnp.asarray(y)
     return y * z_over_expm1(jnp.asarray(x) / y)
 
 
 def q10_factor(celsius: ArrayLike, q10: float = 3.0, reference: float = 6.3) -> Array:
-    """Temperature factor ``q10^((celsius − reference)/10)`` (= 1 at 6.3 °C for ``hh``)."""
+    """Temperature factor `q10^((celsius − reference)/10)` (= 1 at 6.3 °C for `hh`)."""
     return jnp.asarray(q10, dtype=jnp.result_type(celsius)) ** ((jnp.asarray(celsius) - reference) / 10)
 
 
 def hh_rates(V: ArrayLike) -> dict[str, tuple[Array, Array]]:
-    """``{"m": (α_m, β_m), "h": (α_h, β_h), "n": (α_n, β_n)}`` in 1/ms at 6.3 °C.
+    """`{"m": (α_m, β_m), "h": (α_h, β_h), "n": (α_n, β_n)}` in 1/ms at 6.3 °C.
 
     Args:
         V: membrane potential in mV (any shape).

@@ -1,38 +1,38 @@
 r"""A second-order fixed-step scheme made for Hodgkin–Huxley-type cells.
 
-At fixed ``V`` the gates are linear in themselves, and at fixed gates the currents are linear in
-``V``. One step from ``t₀`` to ``t₁ = t₀ + h`` uses that structure:
+At fixed `V` the gates are linear in themselves, and at fixed gates the currents are linear in
+`V`. One step from `t₀` to `t₁ = t₀ + h` uses that structure:
 
-1. **Predictor.** ``V̂₁ = V₀ + h f₀ + c h²`` from the quadratic through ``(t₋₁, V₋₁)`` and
-   ``(t₀, V₀)`` with slope ``f₀ = dV/dt(t₀)`` (the previous potential is kept in the solver state;
-   for equal steps ``V̂₁ = V₋₁ + 2h f₀``). After a jump or on the first step, ``c = 0``.
+1. **Predictor.** `V̂₁ = V₀ + h f₀ + c h²` from the quadratic through `(t₋₁, V₋₁)` and
+   `(t₀, V₀)` with slope `f₀ = dV/dt(t₀)` (the previous potential is kept in the solver state;
+   for equal steps `V̂₁ = V₋₁ + 2h f₀`). After a jump or on the first step, `c = 0`.
 2. **Gates (Rush–Larsen).** With the rates frozen at the trapezoidal potential
-   ``V_m = (V₀ + V̂₁)/2``: ``x(t₀ + τ) = x∞ + (x₀ − x∞) e^{−τ(α+β)}``, ``x∞ = α/(α+β)``, taken
-   at the half step (``τ = h/2``) and at the end (``τ = h``; the square of the half-step factor,
-   so one relaxation factor per gate). The factor ``e^{−z}`` is evaluated as ``1/T₄(z)`` (its Taylor
-   polynomial of degree 4; its relative error ``z⁵/120`` moves spike times by < 1e-4 ms), which
+   `V_m = (V₀ + V̂₁)/2`: `x(t₀ + τ) = x∞ + (x₀ − x∞) e^{−τ(α+β)}`, `x∞ = α/(α+β)`, taken
+   at the half step (`τ = h/2`) and at the end (`τ = h`; the square of the half-step factor,
+   so one relaxation factor per gate). The factor `e^{−z}` is evaluated as `1/T₄(z)` (its Taylor
+   polynomial of degree 4; its relative error `z⁵/120` moves spike times by < 1e-4 ms), which
    like the exponential lies in (0, 1] and tends to 0, so stiff gates stay in [0, 1] at any step.
-3. **Voltage (Crank–Nicolson).** With ``G = Σ G_c`` and ``GE = Σ G_c E_c`` averaged over the step
-   by Simpson's rule, ``G = (G(x₀) + 4 G(x_{½}) + G(x₁))/6`` (likewise ``GE``), and the input at
-   ``t₀ + h/2``: ``C (V₁ − V₀)/h = I − G (V₀ + V₁)/2 + GE``, solved in closed form. The half-step
+3. **Voltage (Crank–Nicolson).** With `G = Σ G_c` and `GE = Σ G_c E_c` averaged over the step
+   by Simpson's rule, `G = (G(x₀) + 4 G(x_{½}) + G(x₁))/6` (likewise `GE`), and the input at
+   `t₀ + h/2`: `C (V₁ − V₀)/h = I − G (V₀ + V₁)/2 + GE`, solved in closed form. The half-step
    conductance costs a few multiplications; against the trapezoidal average of the end
    conductances it cuts the spike-time drift against NEURON from 0.042 to 0.010 ms at
-   ``h = 10/136`` ms, and over a 1000-cell ensemble (gNa 80–160, gK 24–48 mS/cm²) the 99th
+   `h = 10/136` ms, and over a 1000-cell ensemble (gNa 80–160, gK 24–48 mS/cm²) the 99th
    percentile of the spike-time error from 0.37 to 0.15 ms (docs/hh_convergence.md). Only at
-   small steps is the end-point average the more accurate (half the drift at ``h = 0.025`` ms:
+   small steps is the end-point average the more accurate (half the drift at `h = 0.025` ms:
    0.0024 against 0.0048 ms), where both are far inside any practical tolerance.
 
-The scheme is second order (the tests check the slope). At the default ``h = 5/64`` ms the seven
+The scheme is second order (the tests check the slope). At the default `h = 5/64` ms the seven
 spikes of the 10 µA/cm² squid-axon step are within 0.017 ms of NEURON's converged CVODE solution
 (docs/hh_convergence.md). A step costs one rate evaluation (two
-exponentials for ``hh``, see [`hh_rates`][difflab.neuron.hh_rates]), two divisions per gate, three
-conductance evaluations and two divisions for ``V``. Dense output (values between steps) is a cubic
-Hermite polynomial for ``V`` and linear for the gates (so saved gates stay in [0, 1]).
+exponentials for `hh`, see [`hh_rates`][difflab.neuron.hh_rates]), two divisions per gate, three
+conductance evaluations and two divisions for `V`. Dense output (values between steps) is a cubic
+Hermite polynomial for `V` and linear for the gates (so saved gates stay in [0, 1]).
 
-The cell is read from ``args[0]`` (as [`difflab.simulate`][] passes ``args=(model, protocol)``);
+The cell is read from `args[0]` (as [`difflab.simulate`][] passes `args=(model, protocol)`);
 any [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] with any ohmic channels works. The step
 returns an error estimate (against the first-order step that keeps the old conductances), so it
-also runs under ``diffrax.PIDController``.
+also runs under `diffrax.PIDController`.
 
 References: Rush & Larsen, IEEE Trans. Biomed. Eng. 25:389 (1978); Hines, Int. J. Biomed.
 Comput. 15:69 (1984) for Crank–Nicolson in NEURON.
@@ -51,25 +51,25 @@ from ..solvers._fusion import materialise
 
 
 def _relaxation_factor(z):
-    r"""``1 / T₄(z)`` with ``T₄(z) = 1 + z + z²/2 + z³/6 + z⁴/24``: the gates' ``e^{−z}`` for ``z ≥ 0``.
+    r"""`1 / T₄(z)` with `T₄(z) = 1 + z + z²/2 + z³/6 + z⁴/24`: the gates' `e^{−z}` for `z ≥ 0`.
 
-    Relative error ``z⁵/120`` for small ``z`` (3e-6 at ``z = 0.2``, 3e-4 at 0.5). Like ``e^{−z}`` it lies in
-    (0, 1], falls monotonically and tends to 0 (stiff gates relax to ``x∞`` at any step), so gates stay
-    in [0, 1]. Against ``jnp.exp`` in the step it changes spike times by at most 1e-4 ms at every step
+    Relative error `z⁵/120` for small `z` (3e-6 at `z = 0.2`, 3e-4 at 0.5). Like `e^{−z}` it lies in
+    (0, 1], falls monotonically and tends to 0 (stiff gates relax to `x∞` at any step), so gates stay
+    in [0, 1]. Against `jnp.exp` in the step it changes spike times by at most 1e-4 ms at every step
     from 0.025 to 0.1 ms (docs/hh_convergence.md) and makes a float64 ensemble step about 30 % cheaper
-    (float32: 14 %). XLA's float64 ``exp`` is a long polynomial (an accurate vectorised one of degree 11
+    (float32: 14 %). XLA's float64 `exp` is a long polynomial (an accurate vectorised one of degree 11
     was as slow), and inside the fused step kernels it cost a third of the step.
     """
     return 1 / (1 + z * (1 + z * (1 / 2 + z * (1 / 6 + z / 24))))
 
 
 def _safe_div(num, den, ok):
-    """``num / den`` where ``ok``, else 0, with finite gradients in both branches."""
+    """`num / den` where `ok`, else 0, with finite gradients in both branches."""
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
 def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
-    """One step of the scheme; returns ``(y1, error estimate, dense info)``. See the module docstring."""
+    """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring."""
     C = model.C
     V0 = y0["V"]
     I = jnp.zeros_like(V0) if protocol is None else protocol(t0 + h / 2)
@@ -112,7 +112,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
 
 
 class HermiteVoltageInterpolation(AbstractLocalInterpolation):
-    """Cubic Hermite in time for ``V`` (values and slopes at both ends), linear for the gates."""
+    """Cubic Hermite in time for `V` (values and slopes at both ends), linear for the gates."""
 
     t0: Array
     t1: Array
@@ -139,9 +139,9 @@ class HermiteVoltageInterpolation(AbstractLocalInterpolation):
 class RushLarsenCN(AbstractSolver):
     """Exponential (Rush–Larsen) gates + Crank–Nicolson voltage with an extrapolated midpoint; order 2.
 
-    For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with ``diffrax.ConstantStepSize``
+    For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with `diffrax.ConstantStepSize`
     (the cell's default) or an adaptive controller. The vector field term is not used: the step
-    reads the cell and the protocol from ``args = (model, protocol)``, exactly what
+    reads the cell and the protocol from `args = (model, protocol)`, exactly what
     [`difflab.simulate`][] passes. The solver state holds the previous potential and step.
     """
 

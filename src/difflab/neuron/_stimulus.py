@@ -10,18 +10,18 @@ from ..core import AbstractProtocol
 
 
 class IClamp(AbstractProtocol):
-    r"""Current clamps at points of a cell, like NEURON's ``IClamp``: ``{location: protocol}`` with currents in nA.
+    r"""Current clamps at points of a cell, like NEURON's `IClamp`: `{location: protocol}` with currents in nA.
 
     A current $I$ (nA, depolarising when positive) entering a compartment of membrane area $A$ (µm²) adds
     $10^5 I / A$ µA/cm² to its membrane equation. Any difflab protocol drives a clamp
-    (``difflab.Step(0.5, 10, 110)``, ``difflab.Sampled(...)``); pass the clamp to [`difflab.simulate`][] as the
-    protocol of a [`Cell`][difflab.neuron.Cell]. Calling it at ``t`` gives the currents in location order,
-    shape ``(..., locations)``.
+    (`difflab.Step(0.5, 10, 110)`, `difflab.Sampled(...)`); pass the clamp to [`difflab.simulate`][] as the
+    protocol of a [`Cell`][difflab.neuron.Cell]. Calling it at `t` gives the currents in location order,
+    shape `(..., locations)`.
 
     Args:
-        currents: ``{"soma(0.5)": protocol, ...}``; a location is ``"section(x)"`` with ``0 < x < 1``.
+        currents: `{"soma(0.5)": protocol, ...}`; a location is `"section(x)"` with `0 < x < 1`.
 
-    Example: ``IClamp({"soma(0.5)": difflab.Step(0.3, 5.0, 45.0)})``.
+    Example: `IClamp({"soma(0.5)": difflab.Step(0.3, 5.0, 45.0)})`.
     """
 
     protocols: tuple[AbstractProtocol, ...]

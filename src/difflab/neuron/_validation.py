@@ -1,8 +1,8 @@
 """Runners for neuron cases: a voltage trace under a protocol, and a frequency–current curve.
 
-``neuron.trace`` simulates the preset under the case's protocol on the reference's time grid
+`neuron.trace` simulates the preset under the case's protocol on the reference's time grid
 and compares spike count, spike times (upward 0 mV crossings), V and the gates.
-``neuron.fi_curve`` runs every current of the reference's ``current`` coordinate from rest
+`neuron.fi_curve` runs every current of the reference's `current` coordinate from rest
 (one batched solve) and compares the firing rate in the counting window at each current.
 """
 
@@ -145,7 +145,7 @@ def _reference_provenance(ref) -> dict[str, str]:
 
 
 def _one_trace(var) -> np.ndarray:
-    """The reference trace as 1-D (the HH files carry a length-1 ``amplitude`` axis)."""
+    """The reference trace as 1-D (the HH files carry a length-1 `amplitude` axis)."""
     return np.asarray(var.values, dtype=float).reshape(-1, var.sizes["time"])[0]
 
 

@@ -1,4 +1,4 @@
-"""A :class:`Solution` as a labelled xarray Dataset (netCDF) and back to extensions."""
+"""A `Solution` as a labelled xarray Dataset (netCDF) and back to extensions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ._solve import CONVERGED_SAMPLES, Solution
 
 
 def solution_dataset(geometry: Geometry, solution: Solution) -> xr.Dataset:
-    """Dataset with dims ``node`` (2226) and ``xyz`` (3): extensions, adjusted coordinates, the ideal vertex,
+    """Dataset with dims `node` (2226) and `xyz` (3): extensions, adjusted coordinates, the ideal vertex,
     aperture membership, and the receiving ratios and constraint check in attrs."""
     p = solution.pointing
     nodes = np.asarray(node_positions(geometry, solution.e))

@@ -40,7 +40,7 @@ def _lagrangian(problem, x, lam, rho):
 
 @eqx.filter_jit
 def inner_minimise(problem, x, lam, rho, steps: int, learning_rate=None):
-    """Run ``steps`` optimiser steps on L_ρ(·, λ): L-BFGS (zoom line search) or, with a learning rate, Adam."""
+    """Run `steps` optimiser steps on L_ρ(·, λ): L-BFGS (zoom line search) or, with a learning rate, Adam."""
 
     def loss(x):
         return _lagrangian(problem, x, lam, rho)
@@ -87,9 +87,9 @@ def solve_augmented(
     learning_rate=None,
     callback: Callable | None = None,
 ):
-    """Minimise ``problem`` from x0 by the augmented Lagrangian method; returns (x, λ, max c).
+    """Minimise `problem` from x0 by the augmented Lagrangian method; returns (x, λ, max c).
 
-    ``callback(k, x, max_c)`` is called after every outer iteration (e.g. to keep the best feasible snapshot).
+    `callback(k, x, max_c)` is called after every outer iteration (e.g. to keep the best feasible snapshot).
     """
     x = x0
     lam = jnp.zeros_like(problem.constraints(x0))

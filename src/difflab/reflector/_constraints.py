@@ -5,8 +5,8 @@ Constraints of CUMCM 2021 Problem A (appendix items 5 and 7):
     |e_i| <= 0.6 m for every actuator,
     | |N_i - N_j| / |X_i - X_j| - 1 | <= 7e-4 for every one of the 6525 edges (i, j),
 
-edges that cross the aperture rim included. :func:`check_constraints` is the strict checker every answer must
-pass; it evaluates in float64 NumPy, outside any transformation. :func:`edge_strain` is the differentiable
+edges that cross the aperture rim included. `check_constraints` is the strict checker every answer must
+pass; it evaluates in float64 NumPy, outside any transformation. `edge_strain` is the differentiable
 version used by the optimisers.
 """
 
@@ -32,7 +32,7 @@ def edge_strain(geometry: Geometry, e: ArrayLike, kinematics: Kinematics = "cabl
 
 @dataclasses.dataclass(frozen=True)
 class ConstraintReport:
-    """Outcome of :func:`check_constraints`.
+    """Outcome of `check_constraints`.
 
     Attributes:
         max_abs_extension: largest |e_i|, m.

@@ -1,7 +1,7 @@
 """Loading the FAST contest tables (nodes, actuators, panels) as NumPy arrays.
 
-The files are the CUMCM 2021 Problem A attachments 附件1-3 (see ``datasets/fast/README.md``), resolved and
-checked through :mod:`difflab.datasets`.
+The files are the CUMCM 2021 Problem A attachments 附件1-3 (see `datasets/fast/README.md`), resolved and
+checked through `difflab.datasets`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ class FastTables:
     """The raw contest data. All coordinates in metres, base-sphere centre at the origin.
 
     Attributes:
-        node_ids: the 2226 node ids (``"A0"``, ``"B1"``, ...), in file order.
+        node_ids: the 2226 node ids (`"A0"`, `"B1"`, ...), in file order.
         nodes: (2226, 3) base-state node coordinates.
         lower: (2226, 3) actuator lower ends (fixed ground anchors).
         upper: (2226, 3) actuator top ends in the base state.
-        panels: (4300, 3) node indices (into ``node_ids``) of each triangular panel.
+        panels: (4300, 3) node indices (into `node_ids`) of each triangular panel.
     """
 
     node_ids: tuple[str, ...]
@@ -36,7 +36,7 @@ class FastTables:
 
 
 def _data_file(name: str) -> Path:
-    """Path of ``fast/<name>`` from the dataset registry (sha256-checked)."""
+    """Path of `fast/<name>` from the dataset registry (sha256-checked)."""
     from difflab import datasets
 
     return Path(datasets.path(f"fast/{name}"))

@@ -12,7 +12,7 @@ def unique_edges(panels: np.ndarray) -> np.ndarray:
         panels: (n_panels, 3) integer vertex indices.
 
     Returns:
-        (n_edges, 2) int32 array with ``i < j`` per row, lexicographically sorted. For the FAST panels this gives
+        (n_edges, 2) int32 array with `i < j` per row, lexicographically sorted. For the FAST panels this gives
         the 6525 main cables of the contest statement.
     """
     panels = np.asarray(panels)

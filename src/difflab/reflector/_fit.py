@@ -8,8 +8,8 @@ ideal paraboloid jointly with the adjustment). The problem is
     min_{e, h}  (1/n_in) Σ_{i in aperture} (e_i - μ_i(h_{z(i)}))² + ε Σ_{i outside} e_i²
     s.t.  |e_i| <= e_max,  |Δl/l|_j <= s_max  for all 6525 edges,
 
-solved with the augmented Lagrangian of :mod:`._augmented`. e_max and s_max default to slightly tighter than the
-contest limits (0.599 m, 6.99e-4) so that the final answer passes :func:`check_constraints` exactly.
+solved with the augmented Lagrangian of `._augmented`. e_max and s_max default to slightly tighter than the
+contest limits (0.599 m, 6.99e-4) so that the final answer passes `check_constraints` exactly.
 """
 
 from __future__ import annotations
@@ -83,9 +83,9 @@ def fit_zones(
     e_max: float = WORK_EXTENSION,
     s_max: float = WORK_STRAIN,
 ) -> tuple[Float[Array, " n"], Float[Array, " z"]]:
-    """Best feasible fit to confocal paraboloids on the zones split at ``radii`` (m from the axis).
+    """Best feasible fit to confocal paraboloids on the zones split at `radii` (m from the axis).
 
-    Returns the extensions e (m) and the fitted vertex depths h_z (m). ``depths`` (default 300.8 m each) and ``e0``
+    Returns the extensions e (m) and the fitted vertex depths h_z (m). `depths` (default 300.8 m each) and `e0`
     (default: the zone targets clipped to ±0.2 m) are the starting point.
     """
     zone = zone_index(geometry, pointing, radii)

@@ -94,7 +94,7 @@ class Geometry(eqx.Module):
         return np.linalg.norm(x - along * u, axis=-1)
 
     def index(self, node_ids) -> np.ndarray:
-        """Indices of the given node ids; raises ``KeyError`` naming the first unknown id."""
+        """Indices of the given node ids; raises `KeyError` naming the first unknown id."""
         lookup = {name: i for i, name in enumerate(self.node_ids)}
         out = []
         for name in node_ids:

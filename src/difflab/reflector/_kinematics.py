@@ -5,7 +5,7 @@ actuator's outward unit vector. The down-pull cable keeps its length ℓ = |X - 
 
 Two models are provided:
 
-``"cable"`` (default, exact fixed-length cable)
+`"cable"` (default, exact fixed-length cable)
     The node stays on its own radial line, N = X - δ x̂ with x̂ = X/|X|, and the cable stays taut:
     |N - U'| = ℓ. With c = X - U this is the quadratic
 
@@ -17,7 +17,7 @@ Two models are provided:
     by up to a few per cent. Keeping the node on its radial line assumes the tangential balance of the cable net is
     unchanged by the small radial moves (a full net-equilibrium solve is not modelled).
 
-``"rigid"``
+`"rigid"`
     The node moves with the actuator top along the actuator's line, N = X - e u (the cable is translated). This is
     what published solutions assume.
 
@@ -50,7 +50,7 @@ def move_direction(geometry: Geometry, kinematics: Kinematics = "cable") -> Floa
 
 
 def node_displacement(geometry: Geometry, e: ArrayLike, kinematics: Kinematics = "cable") -> Float[Array, " n"]:
-    """Inward displacement t_i of each node along ``move_direction`` for actuator extensions e (m)."""
+    """Inward displacement t_i of each node along `move_direction` for actuator extensions e (m)."""
     _check(kinematics)
     e = jnp.asarray(e)
     if kinematics == "rigid":
@@ -65,7 +65,7 @@ def node_displacement(geometry: Geometry, e: ArrayLike, kinematics: Kinematics =
 def extension_for_displacement(
     geometry: Geometry, t: ArrayLike, kinematics: Kinematics = "cable"
 ) -> Float[Array, " n"]:
-    """Inverse of :func:`node_displacement`: the extension e that moves each node inward by t (m)."""
+    """Inverse of `node_displacement`: the extension e that moves each node inward by t (m)."""
     _check(kinematics)
     t = jnp.asarray(t)
     if kinematics == "rigid":

@@ -25,7 +25,7 @@ from ._raytrace import receiving_ratio
 
 
 class RatioProblem(AbstractConstrainedProblem):
-    """-scale · η_T(e) under the working limits; ``temperature`` (m) is an array so annealing does not recompile."""
+    """-scale · η_T(e) under the working limits; `temperature` (m) is an array so annealing does not recompile."""
 
     geometry: Geometry
     pointing: Pointing
@@ -68,7 +68,7 @@ def maximise_ratio(
     eval_samples: int = 16,
     verbose: bool = False,
 ) -> Snapshot:
-    """Anneal T through ``temperatures``; return the best feasible snapshot (e0 itself if nothing better)."""
+    """Anneal T through `temperatures`; return the best feasible snapshot (e0 itself if nothing better)."""
     best = Snapshot(np.asarray(e0), -np.inf, "start")
 
     def consider(e, where):

@@ -1,13 +1,13 @@
 """A tracking observation: all actuators follow the moving paraboloid for (e.g.) one hour.
 
-:func:`simulate_tracking` solves the :class:`ActuatorServo` ODE for all 2226 actuators with
-:func:`difflab.simulate` (diffrax), driven by :class:`TrackingTarget`, and returns an xarray Dataset over time:
+`simulate_tracking` solves the `ActuatorServo` ODE for all 2226 actuators with
+`difflab.simulate` (diffrax), driven by `TrackingTarget`, and returns an xarray Dataset over time:
 
-- ``surface_rms``: RMS over the aperture nodes of the radial distance between the actuated surface and the
-  moving ideal paraboloid (m); ``tracking_error_max``: largest |e - u| (m);
-- ``edge_margin``: 7e-4 - max |Δl/l| over the 6525 edges (negative: the limit is broken) and ``edge_violations``;
-- ``receiving_ratio``: η of the actuated surface for the current direction (n = 8 rays per panel edge);
-- ``alpha``/``beta``: the source's azimuth and elevation (degrees).
+- `surface_rms`: RMS over the aperture nodes of the radial distance between the actuated surface and the
+  moving ideal paraboloid (m); `tracking_error_max`: largest |e - u| (m);
+- `edge_margin`: 7e-4 - max |Δl/l| over the 6525 edges (negative: the limit is broken) and `edge_violations`;
+- `receiving_ratio`: η of the actuated surface for the current direction (n = 8 rays per panel edge);
+- `alpha`/`beta`: the source's azimuth and elevation (degrees).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class _PointingLike(eqx.Module):
 
 @eqx.filter_jit
 def _observables(geometry, target, e, t, panels, n: int):
-    """Per-time diagnostics for extensions e (m) at time t (s); ``panels`` is a fixed superset of panels."""
+    """Per-time diagnostics for extensions e (m) at time t (s); `panels` is a fixed superset of panels."""
     s = sky_track(target.s0, t)
     u = target(t)
     inside = axis_distance(geometry.nodes, s) <= APERTURE_RADIUS

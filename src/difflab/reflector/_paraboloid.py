@@ -13,7 +13,7 @@ A node moving inward by t along its unit direction d, N = X - t d, meets the par
 and the root of smallest magnitude is taken in the stable form t = -2C / (B + sign(B) √(B² - 4AC)), which stays
 finite when A → 0 (a node on the axis). Everything is closed form and differentiable in (s, h).
 
-Reference: CUMCM 2021 Problem A statement, Fig. 4; notes on published answers in ``docs/reflector.md``
+Reference: CUMCM 2021 Problem A statement, Fig. 4; notes on published answers in `docs/reflector.md`
 (vertex depth 300.6-300.8 m, f ≈ 140.2-140.4 m).
 """
 
@@ -61,7 +61,7 @@ def displacement_to_paraboloid(
     depth: ArrayLike,
     radius: ArrayLike = 300.4,
 ) -> Float[Array, " n"]:
-    """Inward move t along the unit ``directions`` d that puts each point X - t d on the paraboloid, m."""
+    """Inward move t along the unit `directions` d that puts each point X - t d on the paraboloid, m."""
     x, d = jnp.asarray(points), jnp.asarray(directions)
     f = focal_length(depth, radius)
     a = jnp.sum(x * s, axis=-1)

@@ -35,7 +35,7 @@ class Pointing(eqx.Module):
     def from_angles(
         cls, geometry: Geometry, alpha: float, beta: float, aperture_radius: float = APERTURE_RADIUS
     ) -> Pointing:
-        """Build the pointing for azimuth ``alpha`` and elevation ``beta`` (degrees); checks the angles."""
+        """Build the pointing for azimuth `alpha` and elevation `beta` (degrees); checks the angles."""
         check_direction(float(alpha), float(beta))
         s = source_direction(alpha, beta)
         return cls(

@@ -2,7 +2,7 @@
 
     min_e Σ_i (e_i - e*_i)²   s.t.  |e_i| <= e_max,  |Δl/l|_j <= s_max,
 
-solved with the augmented Lagrangian of :mod:`._augmented` (L-BFGS inner steps).
+solved with the augmented Lagrangian of `._augmented` (L-BFGS inner steps).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ._geometry import Geometry
 
 
 class NearestFeasible(AbstractConstrainedProblem):
-    """Squared distance to ``target`` under the travel and edge constraints."""
+    """Squared distance to `target` under the travel and edge constraints."""
 
     geometry: Geometry
     target: Float[Array, " n"]
@@ -39,7 +39,7 @@ def project_feasible(
     outer: int = 12,
     inner: int = 100,
 ) -> Float[Array, " n"]:
-    """Nearest extensions (m) to ``e`` that satisfy the working limits (slightly inside the contest's)."""
+    """Nearest extensions (m) to `e` that satisfy the working limits (slightly inside the contest's)."""
     target = jnp.asarray(e, dtype=float)
     problem = NearestFeasible(geometry, target, jnp.asarray(e_max), jnp.asarray(s_max))
     x0 = jnp.clip(target, -e_max, e_max)

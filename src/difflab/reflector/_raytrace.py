@@ -17,7 +17,7 @@ over the panels with all three vertices in the aperture. The flat-panel variant 
 smooth variant replaces the indicator by σ((0.5 - |Q - P|)/T_hit), temperature T_hit in metres, for gradients.
 
 References: CUMCM 2021 Problem A, question 3 and appendix items 3-4 (panels are parts of the base sphere);
-the flux-weighted spherical-cap model of the published studies is summarised in ``docs/reflector.md``.
+the flux-weighted spherical-cap model of the published studies is summarised in `docs/reflector.md`.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def panel_hit_fraction(
 ) -> Float[Array, " k"]:
     """Fraction of each panel's incident flux received by the disc (n² barycentric samples per panel).
 
-    With ``temperature`` (m) the indicator becomes the sigmoid σ((disc_radius - |Q - P|)/temperature).
+    With `temperature` (m) the indicator becomes the sigmoid σ((disc_radius - |Q - P|)/temperature).
     """
     if shape not in ("sphere", "flat"):
         raise ValueError(f"shape must be 'sphere' or 'flat', got {shape!r}")
@@ -130,16 +130,16 @@ def receiving_ratio(
     temperature: ArrayLike | None = None,
     kinematics: Kinematics = "cable",
 ) -> Float[Array, ""]:
-    """Receiving ratio η (fraction, 0-1) of the surface with extensions e (m) for ``pointing``.
+    """Receiving ratio η (fraction, 0-1) of the surface with extensions e (m) for `pointing`.
 
     Args:
         geometry: the reflector.
         e: (n_nodes,) actuator extensions, m, positive towards the centre (zeros: the base sphere).
         pointing: source direction and aperture.
-        n: subdivisions per panel edge (n² rays per panel); see ``docs/reflector.md`` for convergence.
-        shape: ``"sphere"`` (radius-R caps, the contest's panels) or ``"flat"`` (triangles).
+        n: subdivisions per panel edge (n² rays per panel); see `docs/reflector.md` for convergence.
+        shape: `"sphere"` (radius-R caps, the contest's panels) or `"flat"` (triangles).
         temperature: None for the exact indicator, or a smoothing length in m for gradients.
-        kinematics: node model, see :mod:`difflab.reflector._kinematics`.
+        kinematics: node model, see `difflab.reflector._kinematics`.
     """
     if shape not in ("sphere", "flat"):
         raise ValueError(f"shape must be 'sphere' or 'flat', got {shape!r}")

@@ -2,8 +2,8 @@
 
 One recording drives a single actuator with a two-level command: a small step (5 mm at t = 5 s, linear regime,
 reveals τ) followed by a large step (to 0.1 m at t = 40 s, saturated regime, reveals v_max). The extension is
-sampled every second for 200 s. :func:`synthetic_step_response` makes such a recording from known parameters with
-Gaussian measurement noise; :func:`fit_servo` recovers (τ, v_max) with :func:`difflab.calibrate` (least squares,
+sampled every second for 200 s. `synthetic_step_response` makes such a recording from known parameters with
+Gaussian measurement noise; `fit_servo` recovers (τ, v_max) with `difflab.calibrate` (least squares,
 Levenberg-Marquardt, bounded parameters) and reports Gauss-Newton standard errors.
 """
 
@@ -51,7 +51,7 @@ def synthetic_step_response(
 
 
 def fit_servo(data: xr.Dataset, *, time_constant0: float = 5.0, max_speed0: float = 3e-3, steps: int = 60):
-    """Fit (τ, v_max) to a step-response recording; returns a :class:`difflab.Calibration`."""
+    """Fit (τ, v_max) to a step-response recording; returns a `difflab.Calibration`."""
     from ..calibration._calibrate import calibrate
 
     model = ActuatorServo(0.0, time_constant0, max_speed0)

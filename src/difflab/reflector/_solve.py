@@ -3,12 +3,12 @@
 Pipeline (all extensions in metres, positive towards the centre):
 
 1. **Fit** (questions 1-2): the constrained least-squares fit of the aperture nodes to the ideal paraboloid,
-   jointly with its vertex depth (:func:`fit_zones` with one zone). Its depth defines the ideal paraboloid.
-2. **Maximise η** (optional, ``objective="ratio"``): for each two-step zone layout (r_1, r_2) build the stepped
-   start (:func:`stepped_start`), give it a short polish with the smooth η under the augmented Lagrangian
-   (:func:`maximise_ratio`), then polish the best ``candidates`` further while annealing the hit-test
+   jointly with its vertex depth (`fit_zones` with one zone). Its depth defines the ideal paraboloid.
+2. **Maximise η** (optional, `objective="ratio"`): for each two-step zone layout (r_1, r_2) build the stepped
+   start (`stepped_start`), give it a short polish with the smooth η under the augmented Lagrangian
+   (`maximise_ratio`), then polish the best `candidates` further while annealing the hit-test
    temperature; the best feasible snapshot is kept throughout.
-3. **Check**: the chosen extensions must pass :func:`check_constraints` exactly, under both node models
+3. **Check**: the chosen extensions must pass `check_constraints` exactly, under both node models
    ("cable" and "rigid"); otherwise an error is raised.
    η is reported at the converged sampling density (n = 32, 1024 rays per panel).
 """
@@ -42,12 +42,12 @@ class Solution:
         depth: vertex depth of the ideal paraboloid from the constrained fit, m.
         vertex: ideal paraboloid vertex -depth·s, m.
         e_fit: extensions of the constrained best fit to the ideal paraboloid.
-        e: the answer's extensions (``e_fit`` or the η-maximising surface).
-        objective: ``"fit"`` or ``"ratio"``.
+        e: the answer's extensions (`e_fit` or the η-maximising surface).
+        objective: `"fit"` or `"ratio"`.
         zone_radii: step radii (m from the axis) of the η-maximising surface; empty for the fit.
         zone_depths: vertex depths (m) of its stepped start.
-        eta: η of ``e``; eta_fit: η of ``e_fit``; eta_base: η of the base sphere (n = 32 samples per edge).
-        report: strict constraint check of ``e``.
+        eta: η of `e`; eta_fit: η of `e_fit`; eta_base: η of the base sphere (n = 32 samples per edge).
+        report: strict constraint check of `e`.
     """
 
     pointing: Pointing
@@ -80,7 +80,7 @@ def maximise_with_zones(
     """Step 2 of the pipeline: returns (extensions, radii, zone depths, η at n=16) of the best layout.
 
     Every two-step layout (r_1, r_2) gets a short polish at T = 0.1 m (the stepped start's own η is a poor
-    predictor of the feasible η); the best ``candidates`` are polished further at T = 0.05 and 0.03 m.
+    predictor of the feasible η); the best `candidates` are polished further at T = 0.05 and 0.03 m.
     """
     tried = []
     for radii in itertools.product(inner_radii, outer_radii):
@@ -114,7 +114,7 @@ def solve(
     candidates: int = 2,
     verbose: bool = False,
 ) -> Solution:
-    """Solve questions 1-3 for azimuth ``alpha`` and elevation ``beta`` (degrees)."""
+    """Solve questions 1-3 for azimuth `alpha` and elevation `beta` (degrees)."""
     if objective not in ("fit", "ratio"):
         raise ValueError(f"objective must be 'fit' or 'ratio', got {objective!r}")
     pointing = Pointing.from_angles(geometry, alpha, beta)

@@ -23,7 +23,7 @@ from ._geometry import Geometry
 
 
 def check_direction(alpha: float, beta: float) -> None:
-    """Raise ``ValueError`` naming the argument if α ∉ [0, 360] or β ∉ [0, 90] degrees (or not finite)."""
+    """Raise `ValueError` naming the argument if α ∉ [0, 360] or β ∉ [0, 90] degrees (or not finite)."""
     if not np.isfinite(alpha) or not 0.0 <= alpha <= 360.0:
         raise ValueError(f"alpha (azimuth) must be a finite angle in [0, 360] degrees, got {alpha!r}")
     if not np.isfinite(beta) or not 0.0 <= beta <= 90.0:
@@ -31,7 +31,7 @@ def check_direction(alpha: float, beta: float) -> None:
 
 
 def source_direction(alpha: ArrayLike, beta: ArrayLike) -> Float[Array, "*batch 3"]:
-    """Unit vector s towards the source; ``alpha`` (azimuth) and ``beta`` (elevation) in degrees."""
+    """Unit vector s towards the source; `alpha` (azimuth) and `beta` (elevation) in degrees."""
     a = jnp.deg2rad(jnp.asarray(alpha, dtype=float))
     b = jnp.deg2rad(jnp.asarray(beta, dtype=float))
     return jnp.stack([jnp.cos(b) * jnp.cos(a), jnp.cos(b) * jnp.sin(a), jnp.sin(b)], axis=-1)
@@ -50,7 +50,7 @@ def axis_distance(points: ArrayLike, s: ArrayLike) -> Float[Array, "*batch"]:
 
 
 def aperture_nodes(geometry: Geometry, s: ArrayLike, radius: float = APERTURE_RADIUS) -> np.ndarray:
-    """Boolean mask of base-state nodes within ``radius`` (m) of the axis (706 at zenith, 692 for Q2)."""
+    """Boolean mask of base-state nodes within `radius` (m) of the axis (706 at zenith, 692 for Q2)."""
     return np.asarray(axis_distance(geometry.nodes, s)) <= radius
 
 

@@ -39,7 +39,7 @@ def sky_track(s0: ArrayLike, t: ArrayLike, latitude: float = FAST_LATITUDE) -> F
 
 
 class TrackingTarget(AbstractProtocol):
-    """Target extensions (m, one per node) of the moving ideal paraboloid; ``__call__(t)`` with t in seconds.
+    """Target extensions (m, one per node) of the moving ideal paraboloid; `__call__(t)` with t in seconds.
 
     Attributes:
         geometry: the reflector.

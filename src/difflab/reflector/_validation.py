@@ -1,12 +1,12 @@
-"""Validation runners for the FAST reflector (kinds ``reflector.aperture`` and ``reflector.answer``).
+"""Validation runners for the FAST reflector (kinds `reflector.aperture` and `reflector.answer`).
 
-``reflector.aperture`` (dataset ``fast/nodes.csv``; fields ``alpha``, ``beta``, ``expected_nodes``,
-``base_ratio_range = [lo, hi]``): the aperture node count against the published count, the number of unique edges
+`reflector.aperture` (dataset `fast/nodes.csv`; fields `alpha`, `beta`, `expected_nodes`,
+`base_ratio_range = [lo, hi]`): the aperture node count against the published count, the number of unique edges
 against the statement's 6525, and the base sphere's receiving ratio against the published spherical-panel range.
 
-``reflector.answer`` (dataset: a shipped solution such as ``fast/solution_q2``; fields ``expected_nodes``,
-``anchor_ratio``, ``target_ratio``): the answer's extensions must pass the strict constraint checker (under both
-node models; ``strain_excess`` is how far the largest |Δl/l| exceeds 7e-4, zero when feasible), its stored
+`reflector.answer` (dataset: a shipped solution such as `fast/solution_q2`; fields `expected_nodes`,
+`anchor_ratio`, `target_ratio`): the answer's extensions must pass the strict constraint checker (under both
+node models; `strain_excess` is how far the largest |Δl/l| exceeds 7e-4, zero when feasible), its stored
 receiving ratio must be reproduced, and it must beat the best published feasible surface (η = 36.1 % for Q2)
 and reach the target.
 """

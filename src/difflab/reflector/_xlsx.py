@@ -1,13 +1,13 @@
-"""The contest's ``result.xlsx`` (附件4 template): writing an answer and reading one back with checks.
+"""The contest's `result.xlsx` (附件4 template): writing an answer and reading one back with checks.
 
 Three sheets, names exactly as in the template:
 
-- ``理想抛物面顶点坐标``: X, Y, Z of the ideal paraboloid's vertex (m);
-- ``调整后主索节点编号及坐标``: 节点编号, X坐标（米）, Y坐标（米）, Z坐标（米） of every node in the 300 m aperture;
-- ``促动器顶端伸缩量``: 对应主索节点编号, 伸缩量（米） (positive towards the centre).
+- `理想抛物面顶点坐标`: X, Y, Z of the ideal paraboloid's vertex (m);
+- `调整后主索节点编号及坐标`: 节点编号, X坐标（米）, Y坐标（米）, Z坐标（米） of every node in the 300 m aperture;
+- `促动器顶端伸缩量`: 对应主索节点编号, 伸缩量（米） (positive towards the centre).
 
 Values are rounded to 4 decimals (the template asks for at least 3). Files are written atomically and never
-replace an existing file unless ``overwrite=True``.
+replace an existing file unless `overwrite=True`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ DECIMALS = 4
 
 
 def write_result_xlsx(path, vertex, node_ids, positions, extension_ids, extensions, *, overwrite=False) -> Path:
-    """Write the three answer sheets to ``path`` (lengths in m)."""
+    """Write the three answer sheets to `path` (lengths in m)."""
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
@@ -63,9 +63,9 @@ def write_result_xlsx(path, vertex, node_ids, positions, extension_ids, extensio
 
 
 def read_result_extensions(path, geometry: Geometry, required_ids=None) -> np.ndarray:
-    """Extensions (m, one per node, 0 where not listed) from the ``促动器顶端伸缩量`` sheet of a result file.
+    """Extensions (m, one per node, 0 where not listed) from the `促动器顶端伸缩量` sheet of a result file.
 
-    Raises ``ValueError`` for a missing sheet, an unknown or duplicated node id, a node of ``required_ids`` that
+    Raises `ValueError` for a missing sheet, an unknown or duplicated node id, a node of `required_ids` that
     is missing, a non-numeric value, or an extension beyond the ±0.6 m travel.
     """
     book = openpyxl.load_workbook(path, read_only=True, data_only=True)
@@ -96,7 +96,7 @@ def read_result_extensions(path, geometry: Geometry, required_ids=None) -> np.nd
 
 
 def write_solution_xlsx(path, geometry: Geometry, solution, *, overwrite: bool = False) -> Path:
-    """Write a :class:`Solution` as ``result.xlsx``: aperture nodes' adjusted coordinates, and the extensions of
+    """Write a `Solution` as `result.xlsx`: aperture nodes' adjusted coordinates, and the extensions of
     every aperture node plus any other node whose actuator moves (|e| >= 5e-5 m)."""
     from ._kinematics import node_positions
 

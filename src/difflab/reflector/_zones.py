@@ -24,7 +24,7 @@ from ._raytrace import receiving_ratio
 
 
 def _centred_depth(geometry, pointing, mask, offset, depth=300.8, iterations=4):
-    """Vertex depth h whose extensions over ``mask`` have midrange ``offset`` (secant steps on h)."""
+    """Vertex depth h whose extensions over `mask` have midrange `offset` (secant steps on h)."""
     for _ in range(iterations):
         mu = np.asarray(ideal_extensions(geometry, pointing.s, depth))[mask]
         mu2 = np.asarray(ideal_extensions(geometry, pointing.s, depth + 0.01))[mask]
@@ -63,7 +63,7 @@ def search_zones(
 
     A cheap screen (one ray trace per layout). It ignores what feasibility costs: layouts with more violating
     edges lose more in the polish (Q2: (35, 148) screens at 63.3 % but polishes to 60.2 %, (45, 146) screens at
-    61.7 % and polishes to 62.0 %), so :func:`solve` polishes every layout of its grid briefly instead.
+    61.7 % and polishes to 62.0 %), so `solve` polishes every layout of its grid briefly instead.
     """
     ranked = []
     for radii in itertools.product(inner_radii, outer_radii):

@@ -7,12 +7,12 @@ from jax import lax
 
 
 def materialise(value, value_at_zero_step, h):
-    """``value``, written to memory once before its consumers read it.
+    """`value`, written to memory once before its consumers read it.
 
     Left to itself XLA fuses a cheap element-wise producer into every consumer kernel, so each of them
     reads the producer's inputs again and recomputes it. A conditional's operand must be a buffer, which
-    stops that fusion. The branch taken depends on the step ``h`` only for show: ``value_at_zero_step``
-    must equal ``value`` when ``h = 0``, so the result is the same either way (and so are its derivatives).
+    stops that fusion. The branch taken depends on the step `h` only for show: `value_at_zero_step`
+    must equal `value` when `h = 0`, so the result is the same either way (and so are its derivatives).
 
     Measured where used: the stage inputs of [`UnrolledTsit5`][difflab.UnrolledTsit5] (a Lindblad step
     with 9 stored diagonals ran 1.6x slower without it) and the predicted mid-step potential of

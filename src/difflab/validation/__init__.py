@@ -1,9 +1,9 @@
 """Validation of models against reference datasets: case specs, runners, metrics, reports.
 
-A case (``validation/*.toml``) names a model preset, a reference dataset, a protocol and metrics
-with tolerances; its ``kind`` selects a [`Runner`][difflab.validation.Runner] that computes the
+A case (`validation/*.toml`) names a model preset, a reference dataset, a protocol and metrics
+with tolerances; its `kind` selects a [`Runner`][difflab.validation.Runner] that computes the
 metrics. [`validate`][difflab.validation.validate] runs cases and writes a self-contained HTML
-report and a ``summary.json``; ``difflab validate`` is its command line.
+report and a `summary.json`; `difflab validate` is its command line.
 """
 
 from ._figures import MODEL_STYLE as MODEL_STYLE

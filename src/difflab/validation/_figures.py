@@ -1,6 +1,6 @@
 """Figures for reports: model over reference with residuals, encoded as PNG for embedding.
 
-Figures are built with ``matplotlib.figure.Figure`` directly (no pyplot), so no GUI backend or
+Figures are built with `matplotlib.figure.Figure` directly (no pyplot), so no GUI backend or
 global figure state is involved.
 """
 
@@ -27,7 +27,7 @@ def overlay_figure(
     reference_label: str = "reference",
     marker: str | None = None,
 ) -> Figure:
-    """Two panels sharing ``x``: model over reference (top) and ``model - reference`` (bottom)."""
+    """Two panels sharing `x`: model over reference (top) and `model - reference` (bottom)."""
     x, model, reference = (np.asarray(a, dtype=float) for a in (x, model, reference))
     fig = Figure(figsize=(9, 5.2), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(2.2, 1))
@@ -45,7 +45,7 @@ def overlay_figure(
 
 
 def png_base64(fig: Figure, dpi: int = 110) -> str:
-    """The figure as a base64-encoded PNG (for ``<img src="data:image/png;base64,...">``)."""
+    """The figure as a base64-encoded PNG (for `<img src="data:image/png;base64,...">`)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -25,7 +25,7 @@ pre { background: #f7f7f7; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem
 
 
 def render_html(results: list[CaseResult], data: dict) -> str:
-    """The report page for ``results``; ``data`` is the summary (verdict, counts, provenance)."""
+    """The report page for `results`; `data` is the summary (verdict, counts, provenance)."""
     verdict = "passed" if data["passed"] else "failed"
     counts = data["counts"]
     prov = data["provenance"]

@@ -1,6 +1,6 @@
 """Error metrics between a model output and a reference (plain NumPy, outside jit).
 
-Every metric is a non-negative error, so a case passes a metric when ``value <= tolerance``.
+Every metric is a non-negative error, so a case passes a metric when `value <= tolerance`.
 """
 
 from __future__ import annotations
@@ -10,24 +10,24 @@ from numpy.typing import ArrayLike
 
 
 def rms_error(model: ArrayLike, reference: ArrayLike) -> float:
-    """Root-mean-square difference ``sqrt(mean((model - reference)²))`` over all samples."""
+    """Root-mean-square difference `sqrt(mean((model - reference)²))` over all samples."""
     a, b = _same_shape(model, reference)
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
 def max_abs_error(model: ArrayLike, reference: ArrayLike) -> float:
-    """Largest absolute difference ``max |model - reference|``."""
+    """Largest absolute difference `max |model - reference|`."""
     a, b = _same_shape(model, reference)
     return float(np.max(np.abs(a - b)))
 
 
 def count_error(model_count: int, reference_count: int) -> float:
-    """``|model_count - reference_count|`` (e.g. spikes)."""
+    """`|model_count - reference_count|` (e.g. spikes)."""
     return float(abs(int(model_count) - int(reference_count)))
 
 
 def event_time_errors(model_times: ArrayLike, reference_times: ArrayLike) -> np.ndarray:
-    """``|model_i - reference_i|`` for the first ``min(len)`` events (NaN padding dropped).
+    """`|model_i - reference_i|` for the first `min(len)` events (NaN padding dropped).
 
     Events are paired in order; extra or missing events show in
     [`count_error`][difflab.validation.count_error], not here.
@@ -39,7 +39,7 @@ def event_time_errors(model_times: ArrayLike, reference_times: ArrayLike) -> np.
 
 
 def event_time_max_error(model_times: ArrayLike, reference_times: ArrayLike) -> float:
-    """Largest paired event-time error; ``inf`` when the counts differ or either side has none.
+    """Largest paired event-time error; `inf` when the counts differ or either side has none.
 
     A missing or extra event is an unbounded timing error, so a count mismatch can never
     pass a spike-time tolerance.

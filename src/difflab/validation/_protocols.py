@@ -1,4 +1,4 @@
-"""Protocols from text: a TOML table in a case file, or a ``"step:10,10,110"`` option on the CLI."""
+"""Protocols from text: a TOML table in a case file, or a `"step:10,10,110"` option on the CLI."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ PROTOCOL_HELP = (
 
 
 def protocol_from_table(table: dict[str, Any], where: str = "protocol") -> AbstractProtocol:
-    """Build a protocol from ``{"type": "step", "amplitude": 10, "start": 10, "stop": 110}``."""
+    """Build a protocol from `{"type": "step", "amplitude": 10, "start": 10, "stop": 110}`."""
     if not isinstance(table, dict) or "type" not in table:
         raise ValueError(f"{where} must be a table with a 'type' ({', '.join(_TYPES)})")
     kind = table["type"]
@@ -45,7 +45,7 @@ def protocol_from_table(table: dict[str, Any], where: str = "protocol") -> Abstr
 
 
 def parse_protocol(text: str) -> AbstractProtocol | None:
-    """Parse ``"step:10,10,110"`` (see ``PROTOCOL_HELP``); ``"none"`` gives ``None``."""
+    """Parse `"step:10,10,110"` (see `PROTOCOL_HELP`); `"none"` gives `None`."""
     text = text.strip()
     if text.lower() == "none":
         return None
@@ -64,7 +64,7 @@ def parse_protocol(text: str) -> AbstractProtocol | None:
 
 
 def describe_protocol(protocol: AbstractProtocol | None) -> str:
-    """A one-line description, e.g. ``"Step(amplitude=10, start=10, stop=110)"``."""
+    """A one-line description, e.g. `"Step(amplitude=10, start=10, stop=110)"`."""
     if protocol is None:
         return "none"
     fields = {k: v for k, v in vars(protocol).items() if not k.startswith("_")}

@@ -29,7 +29,7 @@ def run_provenance() -> dict[str, str]:
 
 
 def git_commit() -> str | None:
-    """``<sha>`` (``+dirty`` with uncommitted changes) of the checkout difflab runs from, else ``None``."""
+    """`<sha>` (`+dirty` with uncommitted changes) of the checkout difflab runs from, else `None`."""
     root = checkout_root()
     if root is None:
         return None

@@ -1,8 +1,8 @@
-"""Writing a report folder (``index.html`` + ``summary.json``) atomically.
+"""Writing a report folder (`index.html` + `summary.json`) atomically.
 
 The folder is assembled in a temporary sibling and renamed into place at the end, so an
 interrupted run never leaves a half-written report; an existing folder is replaced only when it
-is itself a difflab report (its ``summary.json`` says so).
+is itself a difflab report (its `summary.json` says so).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class ReportError(OSError):
 
 
 def default_report_dir() -> Path:
-    """``validation/reports`` in a source checkout; ``./difflab-report`` when installed from a wheel."""
+    """`validation/reports` in a source checkout; `./difflab-report` when installed from a wheel."""
     root = checkout_root()
     if root is not None:
         return root / "validation" / "reports"
@@ -38,7 +38,7 @@ def default_report_dir() -> Path:
 
 
 def check_report_dir(out: str | os.PathLike) -> Path:
-    """Raise [`ReportError`][difflab.validation.ReportError] unless ``out`` may receive a report.
+    """Raise [`ReportError`][difflab.validation.ReportError] unless `out` may receive a report.
 
     Allowed: a path that does not exist, an empty folder, or a previous difflab report.
     """
@@ -56,7 +56,7 @@ def check_report_dir(out: str | os.PathLike) -> Path:
 
 
 def summary(results: list[CaseResult], provenance: dict[str, str]) -> dict:
-    """The machine-readable summary written to ``summary.json``."""
+    """The machine-readable summary written to `summary.json`."""
     return {
         "generator": GENERATOR,
         "schema_version": SCHEMA_VERSION,
@@ -68,7 +68,7 @@ def summary(results: list[CaseResult], provenance: dict[str, str]) -> dict:
 
 
 def write_report(results: list[CaseResult], out: str | os.PathLike, provenance: dict[str, str]) -> Path:
-    """Write ``out/index.html`` and ``out/summary.json``; returns ``out``."""
+    """Write `out/index.html` and `out/summary.json`; returns `out`."""
     out = check_report_dir(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
@@ -101,7 +101,7 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
 
 
 def _is_report(folder: Path) -> bool:
-    """A folder that ``difflab validate`` wrote and that holds nothing else (no user files)."""
+    """A folder that `difflab validate` wrote and that holds nothing else (no user files)."""
     if any(p.name not in _REPORT_FILES for p in folder.iterdir()):
         return False
     try:

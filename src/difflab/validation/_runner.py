@@ -1,4 +1,4 @@
-"""Case runners: the contract, the registry of ``kind`` names, and running one case.
+"""Case runners: the contract, the registry of `kind` names, and running one case.
 
 A runner turns a [`CaseSpec`][difflab.validation.CaseSpec] into a
 [`CaseOutcome`][difflab.validation.CaseOutcome]: it builds the model, simulates, compares with
@@ -22,15 +22,15 @@ from ._spec import CaseError, CaseSpec, load_case
 
 @dataclasses.dataclass(frozen=True)
 class MetricResult:
-    """One number compared with its tolerance: ``passed`` is ``value <= tolerance``.
+    """One number compared with its tolerance: `passed` is `value <= tolerance`.
 
     Attributes:
-        name: metric name as in the case file (``"spike_time_max_error"``).
+        name: metric name as in the case file (`"spike_time_max_error"`).
         value: the computed error (non-negative; NaN counts as a failure).
-        tolerance: the bound from the case file; ``None`` for a reported-only number.
-        units: units of ``value`` and ``tolerance``.
-        where: qualifier for per-item metrics (``"I = 10 µA/cm²"``); empty otherwise.
-        detail: model and reference values in words (``"model 7, reference 7"``).
+        tolerance: the bound from the case file; `None` for a reported-only number.
+        units: units of `value` and `tolerance`.
+        where: qualifier for per-item metrics (`"I = 10 µA/cm²"`); empty otherwise.
+        detail: model and reference values in words (`"model 7, reference 7"`).
     """
 
     name: str
@@ -54,7 +54,7 @@ class CaseOutcome:
     Attributes:
         metrics: metric results; build them with [`metric`][difflab.validation.metric] so the
             tolerance comes from the case file.
-        figures: ``(caption, matplotlib Figure)`` pairs, e.g. model over reference and residuals.
+        figures: `(caption, matplotlib Figure)` pairs, e.g. model over reference and residuals.
         provenance: how the model side was computed (solver, tolerances, dtype, versions,
             preset, protocol), as strings.
     """
@@ -69,11 +69,11 @@ class Runner:
     """A registered case kind.
 
     Attributes:
-        run: ``run(case: CaseSpec) -> CaseOutcome``.
+        run: `run(case: CaseSpec) -> CaseOutcome`.
         metrics: names of the metrics it computes (a case may ask for any subset).
         required: runner-specific fields a case must give (dotted name -> type).
         optional: runner-specific fields a case may give (dotted name -> type).
-        check: optional ``check(case)`` run before any case starts (e.g. that the model preset
+        check: optional `check(case)` run before any case starts (e.g. that the model preset
             exists); raises [`CaseError`][difflab.validation.CaseError].
     """
 
@@ -96,7 +96,7 @@ class CaseResult:
 
     @property
     def status(self) -> str:
-        """``"passed"``, ``"failed"`` (a metric beyond its tolerance) or ``"error"`` (did not run)."""
+        """`"passed"`, `"failed"` (a metric beyond its tolerance) or `"error"` (did not run)."""
         if self.error is not None or self.outcome is None:
             return "error"
         return "passed" if all(m.passed for m in self.outcome.metrics) else "failed"
@@ -180,12 +180,12 @@ def prepare_case(file) -> tuple[CaseSpec, Runner]:
 
 def metric(case: CaseSpec, name: str, value: float, *, units: str = "", where: str = "", detail: str = ""):
     """A [`MetricResult`][difflab.validation.MetricResult] with the tolerance the case file gives
-    for ``name`` (``None``, i.e. reported only, when the case does not ask for it)."""
+    for `name` (`None`, i.e. reported only, when the case does not ask for it)."""
     return MetricResult(name, float(value), case.tolerances.get(name), units, where, detail)
 
 
 def run_case(case: CaseSpec, runner: Runner) -> CaseResult:
-    """Run one case; an exception becomes an ``"error"`` result with its traceback's last lines."""
+    """Run one case; an exception becomes an `"error"` result with its traceback's last lines."""
     from ..datasets import sha256
 
     start = time.perf_counter()

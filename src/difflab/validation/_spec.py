@@ -1,18 +1,20 @@
 """Validation case specs: TOML files that name a model, a reference dataset, metrics and tolerances.
 
-A case file looks like::
+A case file looks like:
 
-    title = "Hodgkin-Huxley squid axon, 10 µA/cm² step"
-    kind = "neuron.trace"                  # which runner computes the metrics
-    model = "hodgkin_huxley/squid_axon"    # a preset in models/
-    dataset = "hh/hh_step_10uA"            # a shipped dataset (or dataset_file = "x.nc")
+```toml
+title = "Hodgkin-Huxley squid axon, 10 µA/cm² step"
+kind = "neuron.trace"                  # which runner computes the metrics
+model = "hodgkin_huxley/squid_axon"    # a preset in models/
+dataset = "hh/hh_step_10uA"            # a shipped dataset (or dataset_file = "x.nc")
 
-    [protocol]                             # runner-specific fields
-    type = "step"
-    amplitude = 10.0
+[protocol]                             # runner-specific fields
+type = "step"
+amplitude = 10.0
 
-    [metrics]
-    spike_time_max_error = { tolerance = 0.05 }
+[metrics]
+spike_time_max_error = { tolerance = 0.05 }
+```
 
 Every problem is reported eagerly, as a [`CaseError`][difflab.validation.CaseError] that names
 the file and the field.
@@ -43,7 +45,7 @@ class CaseSpec:
     """One validation case, as read from its TOML file.
 
     Attributes:
-        name: the case name (the file's stem, e.g. ``"hh_step_10uA"``).
+        name: the case name (the file's stem, e.g. `"hh_step_10uA"`).
         file: the TOML file.
         data: the parsed TOML table (runner-specific fields included).
     """
@@ -62,12 +64,12 @@ class CaseSpec:
 
     @property
     def model(self) -> str | None:
-        """The model preset (``"group/name"`` in models/), or ``None`` when the runner builds the model itself."""
+        """The model preset (`"group/name"` in models/), or `None` when the runner builds the model itself."""
         return self.data.get("model")
 
     @property
     def dataset(self) -> str:
-        """The dataset's shipped name, or the path of a local file (``dataset_file``)."""
+        """The dataset's shipped name, or the path of a local file (`dataset_file`)."""
         if "dataset" in self.data:
             return self.data["dataset"]
         return str(self.dataset_path)
@@ -88,7 +90,7 @@ class CaseSpec:
         return file
 
     def load_dataset(self) -> xr.Dataset:
-        """The reference data as an ``xarray.Dataset`` (checksum checked for shipped data)."""
+        """The reference data as an `xarray.Dataset` (checksum checked for shipped data)."""
         from .. import datasets
 
         try:
@@ -104,7 +106,7 @@ class CaseSpec:
         return {k: float(v["tolerance"]) for k, v in self.data["metrics"].items()}
 
     def get(self, field: str, kind: type | tuple[type, ...] = object, default: Any = ...) -> Any:
-        """The value at dotted ``field`` (``"protocol.amplitude"``); clear error if absent or mistyped."""
+        """The value at dotted `field` (`"protocol.amplitude"`); clear error if absent or mistyped."""
         node: Any = self.data
         for part in field.split("."):
             if not isinstance(node, dict) or part not in node:
@@ -118,8 +120,8 @@ class CaseSpec:
 def load_case(
     file: str | Path, *, required: dict[str, type] | None = None, optional: dict[str, type] | None = None
 ) -> CaseSpec:
-    """Read and check a case file: the common fields, then the runner's ``required`` and
-    ``optional`` fields (dotted name -> type) when given; other top-level fields are refused."""
+    """Read and check a case file: the common fields, then the runner's `required` and
+    `optional` fields (dotted name -> type) when given; other top-level fields are refused."""
     file = Path(file)
     if not file.is_file():
         raise CaseError(f"case file {str(file)!r} does not exist")
@@ -136,12 +138,12 @@ def load_case(
 
 
 def shipped_cases() -> dict[str, Path]:
-    """Case name -> file for every ``*.toml`` in the shipped ``validation/`` folder."""
+    """Case name -> file for every `*.toml` in the shipped `validation/` folder."""
     return {p.stem: p for p in sorted(resource_dir("validation").glob("*.toml"))}
 
 
 def find_case_file(name: str) -> Path:
-    """A shipped case by name (``"hh_step_10uA"``) or a path to a ``.toml`` file."""
+    """A shipped case by name (`"hh_step_10uA"`) or a path to a `.toml` file."""
     shipped = shipped_cases()
     if name in shipped:
         return shipped[name]

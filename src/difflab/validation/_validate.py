@@ -1,4 +1,4 @@
-"""Run validation cases and write the report: the library side of ``difflab validate``."""
+"""Run validation cases and write the report: the library side of `difflab validate`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ._spec import CaseSpec, find_case_file, shipped_cases
 
 
 def prepare_cases(names: Iterable[str] = ()) -> list[tuple[CaseSpec, Runner]]:
-    """Read and check the named cases (all shipped cases when ``names`` is empty) before any runs.
+    """Read and check the named cases (all shipped cases when `names` is empty) before any runs.
 
     Raises:
         CaseError: an unknown case, a malformed spec, an unknown kind or metric, or a missing
@@ -29,15 +29,15 @@ def validate(
     *,
     progress: Callable[[Iterable], Iterable] | None = None,
 ) -> tuple[list[CaseResult], Path]:
-    """Run the cases and write ``out/index.html`` and ``out/summary.json``.
+    """Run the cases and write `out/index.html` and `out/summary.json`.
 
     Every case and the output folder are checked before the first case runs; the report is
     written only after the last one (to a temporary folder, renamed into place).
 
     Args:
-        names: case names or paths to ``.toml`` files; empty for every shipped case.
+        names: case names or paths to `.toml` files; empty for every shipped case.
         out: report folder; default [`default_report_dir`][difflab.validation.default_report_dir].
-        progress: wraps the iteration over cases (e.g. ``tqdm.tqdm``).
+        progress: wraps the iteration over cases (e.g. `tqdm.tqdm`).
 
     Returns:
         The case results and the report folder.
