@@ -1,8 +1,8 @@
 """Reference traces of multi-compartment cells from NEURON 9 (run in a separate environment with `neuron==9.0.2`).
 
-    python datasets/neuron/generate_cells.py [ball_and_stick] [swc]
+    python datasets/neuron/generate_cells.py [ball_and_stick] [swc] [da1_lpn]
 
-Writes `ball_and_stick.nc` (and `swc_cell.nc`) next to this script. Settings and provenance: README.md here.
+Writes `ball_and_stick.nc`, `*_import3d.nc` and `da1_lpn.nc` here. Settings and provenance: README.md here.
 """
 
 from __future__ import annotations
@@ -138,11 +138,82 @@ def _dataset(times, V, record, spikes, geometry):
     return ds
 
 
+SWC_FILES = ["soma_one_point.swc", "soma_three_point.swc", "da1_lpn_722817260.swc"]
+
+
+def import3d(file):
+    """Sections as NEURON's Import3d builds them from an SWC file."""
+    h.load_file("import3d.hoc")
+    reader = h.Import3d_SWC_read()
+    reader.input(str(HERE / file))
+    h.Import3d_GUI(reader, False).instantiate(None)
+    return {sec.name(): sec for sec in h.allsec()}
+
+
+def swc_geometry(file):
+    """Per section: parent, attachment x, number of 3-D points, L; per segment: area and ri (nseg 1)."""
+    for sec in list(h.allsec()):
+        h.delete_section(sec=sec)
+    sections = import3d(file)
+    rows = []
+    for name, sec in sections.items():
+        parent = sec.parentseg()
+        rows.append((name, parent.sec.name() if parent else "", parent.x if parent else -1.0, sec.n3d(), sec.L))
+    names, parents, xs, n3d, L = map(list, zip(*rows, strict=True))
+    seg_names, area, ri = _geometry(sections)
+    return sections, xr.Dataset(
+        {
+            "parent": ("section", parents, {"long_name": "parent section ('' for the root)"}),
+            "parent_x": ("section", np.array(xs), {"long_name": "attachment point on the parent"}),
+            "n3d": ("section", np.array(n3d), {"long_name": "number of 3-D points"}),
+            "L": ("section", np.array(L), {"units": "um", "long_name": "section length"}),
+            "area": ("segment", area, {"units": "um^2", "long_name": "membrane area of each segment (seg.area())"}),
+            "ri": ("segment", ri, {"units": "MOhm", "long_name": "axial resistance to the parent node (seg.ri())"}),
+        },
+        coords={"section": names, "segment": seg_names},
+        attrs={"simulator": "NEURON", "simulator_version": neuron.__version__, "source": file,
+               "import": "Import3d_SWC_read + Import3d_GUI(reader, False).instantiate(None), nseg 1"},
+    )  # fmt: skip
+
+
+DA1_LPN = {
+    "file": "da1_lpn_722817260.swc",
+    "stimuli": [("dend[0]", 0.5, 5.0, 40.0, 0.3)],
+    "record": ["dend[0](0.5)", "dend[100](0.5)", "dend[500](0.5)", "dend[1000](0.5)", "dend[1288](1)"],
+    "tstop": 60.0,
+}
+
+
+def da1_lpn():
+    """The hemibrain DA1 lPN skeleton with hh everywhere (nseg 1 per section), a clamp at the root section."""
+    p = DA1_LPN
+    sections, _ = swc_geometry(p["file"])
+    for sec in sections.values():
+        sec.Ra, sec.cm = 100.0, 1.0
+        sec.insert("hh")
+    times, V, spikes = run(sections, p["stimuli"], p["record"], p["tstop"], ["dend[0](0.5)", "dend[1000](0.5)"])
+    ds = _dataset(times, V, p["record"], spikes, _geometry(sections))
+    ds.attrs["cell"] = (
+        f"{p['file']} read by Import3d (nseg 1 per section, 1289 sections); hh everywhere at its defaults (gnabar "
+        "0.12, gkbar 0.036, gl 0.0003 S/cm2, ena 50, ek -77, el -54.3 mV); Ra 100 ohm cm, cm 1 uF/cm2; celsius 6.3"
+    )
+    ds.attrs["stimuli"] = "IClamp dend[0](0.5) 0.3 nA on [5, 45) ms"
+    return ds
+
+
 def main(which):
     if "ball_and_stick" in which:
         ball_and_stick().to_netcdf(HERE / "ball_and_stick.nc")
         print("wrote ball_and_stick.nc")
+    if "swc" in which:
+        for file in SWC_FILES:
+            _, ds = swc_geometry(file)
+            ds.to_netcdf(HERE / file.replace(".swc", "_import3d.nc"))
+            print("wrote", file.replace(".swc", "_import3d.nc"))
+    if "da1_lpn" in which:
+        da1_lpn().to_netcdf(HERE / "da1_lpn.nc")
+        print("wrote da1_lpn.nc")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["ball_and_stick", "swc"])
+    main(sys.argv[1:] or ["ball_and_stick", "swc", "da1_lpn"])

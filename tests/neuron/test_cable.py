@@ -60,13 +60,14 @@ def test_hines_solve_matches_dense_solve():
 def test_passive_cable_matches_the_cable_equation():
     r"""Sealed cable, current $I$ at one end, steady state: $V - E = I r_a λ \cosh((L-x)/λ)/\sinh(L/λ)$."""
     L, d, Ra, g = 1000.0, 2.0, 100.0, 0.1  # µm, µm, Ω·cm, mS/cm²
-    m = Morphology([Section.cylinder("cable", L, d, nseg=201)])
+    m = Morphology([Section.cylinder("cable", L, d, nseg=101)])
     cell = Cell(m, {"cable": Region({"leak": LeakChannel(g, -65.0)}, Ra=Ra)})
     I = 0.05  # nA
-    traj = difflab.simulate(cell, IClamp({"cable(0.001)": difflab.Constant(I)}), jnp.array([0.0, 150.0]))
+    # 10 membrane time constants; Crank–Nicolson damps the fastest cable mode by 0.98 per 0.1 ms step
+    traj = difflab.simulate(cell, IClamp({"cable(0.001)": difflab.Constant(I)}), jnp.array([0.0, 100.0]), dt0=0.1)
     lam = np.sqrt(d * 1e-4 / (4 * Ra * g * 1e-3)) * 1e4  # µm
     ra = 4 * Ra / (np.pi * (d * 1e-4) ** 2) * 1e-6  # MΩ/cm
-    x = (np.arange(201) + 0.5) / 201 * L
+    x = (np.arange(101) + 0.5) / 101 * L
     exact = -65.0 + I * ra * lam * 1e-4 * np.cosh((L - x) / lam) / np.sinh(L / lam)
     np.testing.assert_allclose(np.asarray(traj["V"][-1]), exact, rtol=0, atol=2e-3 * (exact[0] + 65))
 
@@ -79,7 +80,7 @@ def short_run():
     ts = jnp.linspace(0.0, 12.0, 49)
 
     @eqx.filter_jit
-    def run(cell, dt):
+    def run(cell, dt):  # dt is passed as an array: one compilation for every step size
         return difflab.simulate(cell, stim, ts, dt0=dt, max_steps=4000)["V"]
 
     return cell, run
@@ -87,8 +88,8 @@ def short_run():
 
 def test_second_order(short_run):
     cell, run = short_run
-    ref = run(cell, 12.0 / 3840)
-    errors = [float(jnp.max(jnp.abs(run(cell, 12.0 / n) - ref))) for n in (240, 480, 960)]
+    ref = run(cell, jnp.asarray(12.0 / 3840))
+    errors = [float(jnp.max(jnp.abs(run(cell, jnp.asarray(12.0 / n)) - ref))) for n in (240, 480, 960)]
     slopes = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
     assert np.all((slopes > 1.7) & (slopes < 2.4)), (errors, slopes)
 
@@ -117,7 +118,7 @@ def test_gradient_wrt_regional_density(short_run):
     cell, run = short_run
 
     def loss(gna):
-        return jnp.mean(run(cell.replace(**{"dend.gbar_na": gna}), 0.05)[:, -1])
+        return jnp.mean(run(cell.replace(**{"dend.gbar_na": gna}), jnp.asarray(0.05))[:, -1])
 
     grad = jax.grad(loss)(30.0)
     eps = 1e-3
@@ -128,8 +129,8 @@ def test_gradient_wrt_regional_density(short_run):
 def test_batch_equals_single_runs(short_run):
     cell, run = short_run
     batch = difflab.make_batch(cell, **{"dend.gbar_na": jnp.array([10.0, 30.0, 60.0])})
-    V = eqx.filter_vmap(run, in_axes=(0, None))(batch, 0.05)
-    single = run(cell.replace(**{"dend.gbar_na": 60.0}), 0.05)
+    V = eqx.filter_vmap(run, in_axes=(0, None))(batch, jnp.asarray(0.05))
+    single = run(cell.replace(**{"dend.gbar_na": 60.0}), jnp.asarray(0.05))
     np.testing.assert_allclose(np.asarray(V[2]), np.asarray(single), rtol=1e-12)
     assert not np.allclose(np.asarray(V[0]), np.asarray(V[2]))
 

@@ -30,3 +30,5 @@ from ._rates import z_over_expm1 as z_over_expm1
 from ._solver import RushLarsenCN as RushLarsenCN
 from ._stimulus import IClamp as IClamp
 from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
+from ._swc import SWCError as SWCError
+from ._swc import read_swc as read_swc

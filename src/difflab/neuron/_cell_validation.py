@@ -34,8 +34,21 @@ def _ball_and_stick():
     return Cell.ball_and_stick()
 
 
+def _da1_lpn():
+    """The hemibrain DA1 lPN skeleton (``datasets/neuron/da1_lpn_722817260.swc``), hh everywhere, nseg 1."""
+    import difflab
+
+    from ._cable import Cell, Region
+    from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
+    from ._swc import read_swc
+
+    morph = read_swc(difflab.datasets.path("neuron/da1_lpn_722817260.swc"))
+    hh = {"na": SodiumChannel(120.0, 50.0), "k": PotassiumChannel(36.0, -77.0), "leak": LeakChannel(0.3, -54.3)}
+    return Cell(morph, {"dend": Region(hh, Ra=100.0)})
+
+
 #: Cell builders a case may name.
-CELLS = {"ball_and_stick": _ball_and_stick}
+CELLS = {"ball_and_stick": _ball_and_stick, "da1_lpn": _da1_lpn}
 
 
 def run_cell_trace(case: CaseSpec) -> CaseOutcome:

@@ -144,6 +144,7 @@ class Morphology:
                 edge_section[node] = k
             parent[S + k], q[S + k], edge_section[S + k] = first + sec.nseg - 1, halves[-1, 1], k
         self.zero_end = np.array([zero_end[k] for k in range(n_sec)])
+        self._zero_end_map = zero_end
         self.area, self.parent, self.q, self.edge_section = area, parent, q, edge_section
         self._build_levels()
 
@@ -220,7 +221,7 @@ class Morphology:
         """The node index at a location (segment nodes are `< n_segments`; end nodes have no area)."""
         name, x = self.location(where)
         k = self.index[name]
-        return self._node_at(k, x, dict(enumerate(self.zero_end)))
+        return self._node_at(k, x, self._zero_end_map)
 
     def segment(self, where) -> int:
         """The compartment at a location inside a section (`0 < x < 1`): where point currents enter."""
