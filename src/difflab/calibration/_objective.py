@@ -19,7 +19,7 @@ import optax
 import optimistix as optx
 
 from ..core._model import AbstractModel
-from ..core._paths import where_path
+from ..core._paths import set_paths
 from ..core._simulate import simulate
 from ._losses import AbstractLoss
 from ._transforms import AbstractTransform
@@ -45,11 +45,7 @@ class Problem(eqx.Module):
 
     def build(self, values: dict[str, jax.Array]) -> AbstractModel:
         """The model with fitted parameters replaced by physical `values`."""
-        model = self.model
-        for name, path in self.paths:
-            old = where_path(path)(model)
-            model = eqx.tree_at(where_path(path), model, jnp.asarray(values[name], old.dtype))
-        return model
+        return set_paths(self.model, {path: values[name] for name, path in self.paths})
 
     def predict(self, values, protocol, adjoint=None):
         """Predicted outputs on the data times, and whether the solver succeeded."""

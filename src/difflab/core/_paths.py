@@ -48,6 +48,21 @@ def where_path(dotted: str):
     return lambda module: get_path(module, dotted)
 
 
+def set_paths(module, values: dict[str, object]):
+    """`module` with the array at each dotted path replaced by `values[path]`, cast to the old array's dtype.
+
+    The one way a parameter is set by name (`AbstractModel.replace`, [`difflab.make_batch`][], the calibration
+    objective), so that a float32 model stays float32; a scalar is broadcast to the old shape.
+    """
+    for path, value in values.items():
+        old = get_path(module, path)
+        new = jnp.asarray(value, dtype=old.dtype)
+        if new.shape != old.shape and new.ndim == 0:
+            new = jnp.broadcast_to(new, old.shape)
+        module = eqx.tree_at(where_path(path), module, new)
+    return module
+
+
 def _field_names(module: eqx.Module) -> list[str]:
     import dataclasses
 
