@@ -1,0 +1,76 @@
+"""Figures of docs/cells.md: a real morphology coloured by membrane potential, and traces along a dendrite.
+
+python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about a minute on one CPU core)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax.numpy as jnp
+import matplotlib
+import numpy as np
+
+import difflab
+from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, read_swc
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
+
+
+def morphology_by_voltage():
+    """The hemibrain DA1 lPN (1289 sections) at three moments of a spike spreading from the root section."""
+    morph = read_swc(difflab.datasets.path("neuron/da1_lpn_722817260.swc"))
+    hh = {"na": SodiumChannel(120.0, 50.0), "k": PotassiumChannel(36.0, -77.0), "leak": LeakChannel(0.3, -54.3)}
+    cell = Cell(morph, {"dend": Region(hh, Ra=100.0)})
+    ts = jnp.array([0.0, 5.4, 6.6, 7.8])
+    V = np.asarray(difflab.simulate(cell, IClamp({"dend[0](0.5)": difflab.Step(0.3, 5.0, 45.0)}), ts)["V"])
+    segments = [np.asarray(s.points)[:, :2] for s in morph.sections]  # x-y projection, one polyline per section
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), layout="constrained")
+    for ax, k in zip(axes, (1, 2, 3), strict=True):
+        # nseg 1: one compartment per section, so each section takes its compartment's potential
+        lines = LineCollection(segments, array=V[k, morph.seg_start], cmap="viridis", norm=plt.Normalize(-80, 40))
+        ax.add_collection(lines)
+        ax.autoscale()
+        ax.set_aspect("equal")
+        ax.set_title(f"t = {float(ts[k]):.1f} ms")
+        ax.set_xlabel("x (µm)")
+    axes[0].set_ylabel("y (µm)")
+    fig.colorbar(lines, ax=axes, label="V (mV)", shrink=0.8)
+    fig.savefig(OUT / "cells_da1_voltage.png", dpi=110)
+
+
+def traces_along_dendrite():
+    """The ball-and-stick cell: V at the soma and along the dendrite; the spike back-propagates with a delay."""
+    cell = Cell.ball_and_stick()
+    stim = IClamp({"soma(0.5)": difflab.Step(0.25, 5.0, 45.0), "dend(0.8)": difflab.Step(0.1, 20.0, 30.0)})
+    places = ["soma(0.5)", "dend(0.1)", "dend(0.3)", "dend(0.5)", "dend(0.7)", "dend(0.9)", "dend(1)"]
+    observe, info = cell.recorder(places)
+    ts = jnp.linspace(0.0, 60.0, 2401)
+    traj = difflab.simulate(cell, stim, ts, observe=observe, observe_info=info)
+    ref = difflab.datasets.load("neuron/ball_and_stick")
+    fig, (top, zoom) = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained", width_ratios=(2, 1))
+    colours = plt.cm.plasma(np.linspace(0, 0.85, len(places)))
+    for place, colour in zip(places, colours, strict=True):
+        for ax in (top, zoom):
+            ax.plot(ts, traj[place], color=colour, lw=1.2, label=place)
+    for k, loc in enumerate(ref["location"].values):
+        zoom.plot(ref["time"], ref["V"][:, k], "k:", lw=1.0, label="NEURON" if k == 0 else None)
+    zoom.set_xlim(5.5, 10.5)
+    top.set_xlabel("time (ms)")
+    zoom.set_xlabel("time (ms)")
+    top.set_ylabel("V (mV)")
+    top.legend(ncol=2, frameon=False, fontsize=8)
+    zoom.legend(frameon=False, fontsize=8, loc="upper right")
+    zoom.set_title("first spike; dotted: NEURON at 5 of the places")
+    fig.savefig(OUT / "cells_ball_and_stick_traces.png", dpi=110)
+
+
+if __name__ == "__main__":
+    OUT.mkdir(parents=True, exist_ok=True)
+    traces_along_dendrite()
+    morphology_by_voltage()
+    print("wrote", *sorted(p.name for p in OUT.glob("cells_*.png")))
