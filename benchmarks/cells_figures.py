@@ -15,8 +15,8 @@ import difflab
 from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, read_swc
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.collections import LineCollection  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.collections import LineCollection
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
 
@@ -57,7 +57,7 @@ def traces_along_dendrite():
     for place, colour in zip(places, colours, strict=True):
         for ax in (top, zoom):
             ax.plot(ts, traj[place], color=colour, lw=1.2, label=place)
-    for k, loc in enumerate(ref["location"].values):
+    for k in range(ref.sizes["location"]):
         zoom.plot(ref["time"], ref["V"][:, k], "k:", lw=1.0, label="NEURON" if k == 0 else None)
     zoom.set_xlim(5.5, 10.5)
     top.set_xlabel("time (ms)")
