@@ -56,10 +56,28 @@ def test_memory_budget_splits_into_blocks():
 
 
 def test_default_strategy_per_backend():
-    assert default_strategy("cpu") == "vmap"  # measured: see default_strategy's docstring
+    assert default_strategy("cpu") == "vmap"  # measured: see docs/backends.md
     assert default_strategy("gpu", adaptive=False) == "vmap"
-    with pytest.raises(ValueError, match="strategy must be one of"):
+    assert default_strategy("cpu", adaptive=True, state_size=7200) == "map"
+    with pytest.raises(ValueError, match=r"strategy must be one of \('vmap', 'map', 'chunked'\); got 'pmap'"):
         run_ensemble(make_batch(Decay(), k=KS), None, TS, strategy="pmap")
+
+
+@pytest.mark.parametrize("strategy", ["vmap", "map"])
+def test_fixed_step_ensemble_runs_as_one_scan_and_equals_diffrax_loop(strategy):
+    # HH members with per-member gNa (make_batch repeats every other leaf): they share the default step, which
+    # run_ensemble resolves once so that each member runs the scan with ts as a constant
+    from difflab import Step
+    from difflab.neuron import HodgkinHuxley
+
+    batch = make_batch(HodgkinHuxley.squid_axon(), gNa=np.array([80.0, 120.0, 160.0]))
+    ts = np.linspace(0.0, 20.0, 81)
+    scan = run_ensemble(batch, Step(10.0, 5.0, 15.0), ts, strategy=strategy, loop="scan")
+    loop = run_ensemble(batch, Step(10.0, 5.0, 15.0), ts, strategy=strategy, loop="while")
+    assert dict(scan.provenance)["loop"] == "scan" and dict(loop.provenance)["loop"] == "while"
+    np.testing.assert_allclose(scan.ys["V"], loop.ys["V"], rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(scan.stats["num_steps"], [256, 256, 256])
+    assert np.all(np.asarray(scan.succeeded))
 
 
 def test_sharded_equals_unsharded_on_four_host_devices():

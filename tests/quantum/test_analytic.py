@@ -18,7 +18,7 @@ import numpy as np
 import difflab.quantum as q
 
 TS = jnp.linspace(0.0, 2.0, 9)
-TOL = dict(rtol=1e-10, atol=1e-10, max_steps=4096)
+TOL = dict(stepsize_controller=diffrax.PIDController(rtol=1e-10, atol=1e-10), max_steps=4096)
 SX, SY, SZ = (q.dia(op) for op in (q.sigmax(), q.sigmay(), q.sigmaz()))
 SM = q.dia(q.sigmam())
 

@@ -1,12 +1,17 @@
-"""Batching over parameters and initial states: labelled dimensions, same numbers as single solves, one compile."""
+"""Batching over parameters and initial states: labelled dimensions, same numbers as single solves, one compile,
+the ensemble strategies, the differentiable result and the deprecated spellings."""
 
 from pathlib import Path
 
+import diffrax
+import jax
+import jax.numpy as jnp
 import numpy as np
+import pytest
 from _host_devices import run_with_host_devices
 
 import difflab.quantum as q
-from difflab.quantum import _batch
+from difflab.ensembles import _sharding
 
 N = 4
 A = q.tensor(q.eye(2), q.destroy(N))
@@ -18,41 +23,83 @@ STATES = [q.tensor(q.basis(2, 0), q.fock(N, 0)), q.tensor(q.basis(2, 1), q.fock(
 EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
 
 
-def _batched(mode="map"):
+def _batched(strategy="map"):
     return q.mesolve(
         H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, batch_dim="kappa",
-        batch_coords={"kappa": KAPPAS}, batch=mode,
+        batch_coords={"kappa": KAPPAS}, strategy=strategy,
     )  # fmt: skip
 
 
 def test_batched_solve_matches_single_solves():
-    ds = _batched()
+    result = _batched()
+    assert result.expects.shape == (3, 2, 11, 2)
+    ds = result.to_xarray()
     assert ds.expect.dims == ("kappa", "initial_state", "time", "observable")
     np.testing.assert_array_equal(ds.kappa.values, KAPPAS)
-    single = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(KAPPAS[2]) * A], exp_ops=EXP)
+    single = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(KAPPAS[2]) * A], exp_ops=EXP).to_xarray()
     assert single.expect.dims == ("time", "observable")
     np.testing.assert_allclose(ds.expect.isel(kappa=2, initial_state=1), single.expect, atol=1e-12)
+    np.testing.assert_allclose(result.expects[2, 1].real, single.expect.values, atol=1e-12)
     # Photon decay is faster for larger kappa (|g, 1> start).
     n_end = ds.expect.sel(observable="n").isel(initial_state=1, time=-1).values
     assert n_end[0] > n_end[1] > n_end[2]
     assert ds.attrs["time_units"] == "ns" and ds.time.attrs["units"] == "ns"
 
 
-def test_vmap_matches_map():
-    np.testing.assert_allclose(_batched("vmap").expect, _batched("map").expect, atol=1e-6)
+@pytest.mark.parametrize("strategy", ["vmap", "chunked"])
+def test_strategies_match_map(strategy):
+    np.testing.assert_allclose(_batched(strategy).expects, _batched("map").expects, atol=1e-6)
 
 
 def test_second_call_does_not_recompile():
     _batched()
-    size = _batch._mapped._cached._cache_size()
+    size = _sharding._mapped._cached._cache_size()
     _batched()
-    assert _batch._mapped._cached._cache_size() == size
+    assert _sharding._mapped._cached._cache_size() == size
 
 
 def test_sesolve_batch_of_initial_states():
-    ds = q.sesolve(q.sigmax() * np.pi, [q.basis(2, 0), q.basis(2, 1)], np.linspace(0, 0.5, 3), exp_ops=[q.sigmaz()])
+    result = q.sesolve(q.sigmax() * np.pi, [q.basis(2, 0), q.basis(2, 1)], np.linspace(0, 0.5, 3), exp_ops=[q.sigmaz()])
     # A pi/2 rotation angle per 0.25 time units: |e> -> |g> at t = 0.5 and |g> -> |e>.
-    np.testing.assert_allclose(ds.expect.isel(time=-1, observable=0), [-1.0, 1.0], atol=1e-6)
+    np.testing.assert_allclose(result.expects[:, -1, 0].real, [-1.0, 1.0], atol=1e-6)
+    assert result.ts.shape == (3,) and result.num_steps.shape == (2,)
+
+
+def test_result_is_a_pytree_that_jit_and_grad_pass_through():
+    # T1 decay of |e>: <sigma_z>(t) = 2 exp(-gamma t) - 1, so d<sigma_z>(T)/d gamma = -2 T exp(-gamma T).
+    tight = diffrax.PIDController(rtol=1e-10, atol=1e-10)
+
+    @jax.jit
+    def run():
+        return q.mesolve(q.sigmaz(), q.basis(2, 0), TS, jump_ops=[np.sqrt(0.3) * q.sigmam()], exp_ops=[q.sigmaz()],
+                         stepsize_controller=tight)  # fmt: skip
+
+    result = run()
+    assert isinstance(result, q.QuantumResult)
+    np.testing.assert_allclose(result.expects[:, 0].real, 2 * np.exp(-0.3 * TS) - 1, atol=1e-8)
+
+    def z_end(gamma):
+        model = q.LindbladModel(q.sigmaz(), jump_ops=[jnp.sqrt(gamma) * q.sigmam()], rho0=q.basis(2, 0))
+        traj = q.solve_model(model, TS, exp_ops=(q.sigmaz(),), stepsize_controller=tight)
+        return traj.ys["expect_re"][-1, 0]
+
+    np.testing.assert_allclose(jax.grad(z_end)(0.3), -2 * TS[-1] * np.exp(-0.3 * TS[-1]), rtol=1e-6)
+
+
+def test_deprecated_spellings_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="pass strategy='vmap'"):
+        old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, batch="vmap")
+    with pytest.warns(DeprecationWarning, match=r"pass stepsize_controller=diffrax.PIDController\(rtol=1e-09"):
+        tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, rtol=1e-9)
+    with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\).expect"):
+        values = old.expect.values
+    with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\)\['expect'\]"):
+        same = old["expect"].values
+    np.testing.assert_array_equal(values, same)
+    np.testing.assert_allclose(values, _batched().expects.real, atol=1e-6)
+    np.testing.assert_allclose(tol.expects, _batched().expects, atol=1e-6)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
+        old.no_such_thing
 
 
 def test_members_split_over_four_host_devices_match_one_device():

@@ -46,8 +46,11 @@ def test_mismatched_operator_dimensions():
 def test_bad_time_grid_and_batch_mode():
     with pytest.raises(ValueError, match="ts must be strictly increasing"):
         q.mesolve(q.sigmaz(), q.basis(2, 0), np.array([0.0, 1.0, 0.5]))
-    with pytest.raises(ValueError, match="`batch` must be one of"):
-        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, batch="pool")
+    with pytest.raises(ValueError, match=r"strategy must be one of \('vmap', 'map', 'chunked'\); got 'pool'"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, strategy="pool")
+    with pytest.warns(DeprecationWarning, match="pass strategy='pool'"):
+        with pytest.raises(ValueError, match=r"batch must be one of \('vmap', 'map', 'chunked'\); got 'pool'"):
+            q.mesolve(q.sigmaz(), q.basis(2, 0), TS, batch="pool")
 
 
 def test_nan_operators_and_unphysical_states_are_refused():

@@ -48,10 +48,11 @@ class AbstractModel(eqx.Module):
 
     # Hooks with defaults: a model may know which scheme suits its structure best.
     def default_solver(self) -> Any:
-        """The solver [`difflab.simulate`][] uses when none is given (default: [`difflab.UnrolledTsit5`][])."""
-        from ..solvers._tsit5 import UnrolledTsit5
+        """The solver [`difflab.simulate`][] uses when none is given (default: [`difflab.UnrolledTsit5`][] on the
+        CPU, ``diffrax.Tsit5`` on accelerators; see docs/backends.md)."""
+        from ._backend import default_solver
 
-        return UnrolledTsit5()
+        return default_solver()
 
     def default_stepsize_controller(self) -> Any:
         """The step-size controller used when none is given (default: PID, rtol 1e-6, atol 1e-8)."""

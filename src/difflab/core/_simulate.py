@@ -13,7 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
+from ._backend import default_loop
 from ._checks import check_finite, check_increasing, is_concrete
+from ._fixed_steps import SCAN_ADJOINTS, scan_solve, step_grid
 from ._model import AbstractModel, StateInfo
 from ._protocol import AbstractProtocol
 from ._trajectory import Trajectory
@@ -39,6 +41,7 @@ def simulate(
     throw: bool = True,
     observe: Callable[[Array, dict, Any], dict[str, Array]] | None = None,
     observe_info: tuple[StateInfo, ...] = (),
+    loop: str = "auto",
 ) -> Trajectory:
     """Solve ``dy/dt = model.vector_field(t, y, protocol)`` from ``ts[0]`` to ``ts[-1]``.
 
@@ -68,6 +71,12 @@ def simulate(
         observe: optional ``observe(t, y, protocol) -> dict`` saved instead of the state
             (e.g. expectation values, membrane potential only).
         observe_info: units and long names of the observables returned by ``observe``.
+        loop: how the steps are run. ``"scan"``: fixed steps as a ``jax.lax.scan`` with a static trip count
+            (see `difflab.core._fixed_steps`; it needs ``diffrax.ConstantStepSize``, a concrete ``dt0`` and
+            concrete ``ts``, e.g. closed over rather than passed into ``jax.jit``); ``"while"``: diffrax's
+            ``while_loop``; ``"auto"`` (default): on accelerators ``"scan"`` wherever it applies, on the CPU
+            ``"while"`` (faster there; see docs/backends.md). Both give the same values to rounding; the scan never
+            returns to the host between steps, where on a GPU every ``while_loop`` iteration does.
 
     Returns:
         A [`Trajectory`][difflab.Trajectory] with ``ts``, ``ys``, ``result`` and ``stats``.
@@ -96,26 +105,17 @@ def simulate(
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
-        saveat = diffrax.SaveAt(ts=ts)
-        variables = model.states
+        save_fn, variables = (lambda t, y, args: y), model.states
     else:
-        saveat = diffrax.SaveAt(ts=ts, fn=lambda t, y, args: observe(t, y, args[1]))
-        variables = tuple(observe_info)
-
-    sol = diffrax.diffeqsolve(
-        diffrax.ODETerm(_vector_field),
-        solver,
-        t0=ts[0],
-        t1=ts[-1],
-        dt0=dt0,
-        y0=y0,
-        args=(model, protocol),
-        saveat=saveat,
-        stepsize_controller=controller,
-        adjoint=adjoint,
-        max_steps=max_steps,
-        throw=throw,
-    )
+        save_fn, variables = (lambda t, y, args: observe(t, y, args[1])), tuple(observe_info)
+    grid = _scan_grid(loop, controller, adjoint, dt0, ts, max_steps)
+    if grid is not None:
+        sol_ts, ys, result, stats = scan_solve(
+            solver, _vector_field, grid, np.asarray(ts), y0, (model, protocol), save_fn, throw
+        )
+        sol = _Solution(sol_ts, ys, result, stats)
+    else:
+        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, throw)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
         _check_finite_solution(sol.ts, sol.ys)
     time_info = StateInfo("time", model.time_units, "time")
@@ -125,7 +125,63 @@ def simulate(
         result=sol.result,
         stats={k: v for k, v in sol.stats.items() if k.startswith("num_")},
         variables=(time_info, *variables),
-        provenance=_provenance(solver, controller, dt0, y0),
+        provenance=_provenance(solver, controller, dt0, y0, "while" if grid is None else "scan"),
+    )
+
+
+class _Solution:
+    """What both loops return: saved times and values, the result code and step statistics."""
+
+    def __init__(self, ts, ys, result, stats):
+        self.ts, self.ys, self.result, self.stats = ts, ys, result, stats
+
+
+LOOPS = ("auto", "scan", "while")
+
+
+def _scan_grid(loop, controller, adjoint, dt0, ts, max_steps):
+    """The fixed-step grid when the solve runs as a scan (see ``simulate``'s ``loop``), else ``None``."""
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be one of {LOOPS}; got {loop!r}")
+    if loop == "while" or (loop == "auto" and default_loop() == "while"):
+        return None
+    reason = _scan_refusal(controller, adjoint, dt0, ts)
+    if reason is None:
+        dtype = jnp.result_type(ts, dt0)  # diffrax's time dtype
+        grid = step_grid(float(np.asarray(ts)[0]), float(np.asarray(ts)[-1]), float(np.asarray(dt0)), dtype)
+        if max_steps is None or grid.shape[0] - 1 <= max_steps:
+            return grid
+        reason = f"it takes {grid.shape[0] - 1} steps, more than max_steps={max_steps}"
+    if loop == "scan":
+        raise ValueError(f"loop='scan' cannot run this solve: {reason}; pass loop='auto' or 'while'")
+    return None
+
+
+def _scan_refusal(controller, adjoint, dt0, ts) -> str | None:
+    """Why the scan cannot run a solve (``None`` when it can)."""
+    if not isinstance(controller, diffrax.ConstantStepSize):
+        return f"it needs diffrax.ConstantStepSize, got {type(controller).__name__}"
+    if dt0 is None or not is_concrete(dt0) or not is_concrete(ts):
+        return "it needs a concrete dt0 and concrete ts (not traced: close over ts instead of passing it into jit)"
+    if not isinstance(adjoint, SCAN_ADJOINTS):
+        return f"adjoint {type(adjoint).__name__} is not one of {[a.__name__ for a in SCAN_ADJOINTS]}"
+    return None
+
+
+def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_steps, throw):
+    return diffrax.diffeqsolve(
+        diffrax.ODETerm(_vector_field),
+        solver,
+        t0=ts[0],
+        t1=ts[-1],
+        dt0=dt0,
+        y0=y0,
+        args=args,
+        saveat=diffrax.SaveAt(ts=ts, fn=save_fn),
+        stepsize_controller=controller,
+        adjoint=adjoint,
+        max_steps=max_steps,
+        throw=throw,
     )
 
 
@@ -213,7 +269,7 @@ def _clip_at_jumps(controller, protocol, ts):
     return diffrax.ClipStepSizeController(controller, jump_ts=jumps)
 
 
-def _provenance(solver, controller, dt0, y0) -> tuple[tuple[str, str], ...]:
+def _provenance(solver, controller, dt0, y0, loop) -> tuple[tuple[str, str], ...]:
     leaves = jax.tree_util.tree_leaves(y0)
     dtype = str(leaves[0].dtype) if leaves else "unknown"
     inner = getattr(controller, "controller", controller)
@@ -228,6 +284,7 @@ def _provenance(solver, controller, dt0, y0) -> tuple[tuple[str, str], ...]:
         "atol": _fmt(getattr(inner, "atol", None)),
         "dt0": _fmt(dt0),
         "dtype": dtype,
+        "loop": loop,
     }
     return tuple(attrs.items())
 

@@ -26,15 +26,16 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, PartitionSpec
 
+from ..core._backend import STRATEGIES, check_strategy, default_loop, default_strategy
 from ..core._checks import is_concrete
 from ..core._model import AbstractModel
 from ..core._paths import get_path, where_path
-from ..core._simulate import simulate
+from ..core._simulate import _default_dt0, simulate
 from ..core._trajectory import Trajectory
+from ._sharding import run_members
 
-STRATEGIES = ("vmap", "map", "chunked")
+__all__ = ["STRATEGIES", "default_strategy", "make_batch", "member", "n_members", "run_ensemble", "stack", "unstack"]
 #: Default bound on the memory of one host block of an ensemble (bytes).
 DEFAULT_MEMORY_BUDGET = 2 * 2**30
 
@@ -111,21 +112,6 @@ def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
     return batch
 
 
-def default_strategy(backend: str | None = None, adaptive: bool = True) -> str:
-    """The strategy [`run_ensemble`][difflab.run_ensemble] uses when none is given: ``"vmap"``.
-
-    On GPU/TPU vmap is the natural choice. On CPU it was measured (benchmarks/sweep_strategies.py,
-    HH with gNa from 60 to 180 over 100 ms, best of 3 on 2 shared cores): despite the lock-step
-    of adaptive solves (273 to 1205 steps per member, every member pays for the slowest),
-    vectorising wins over one-by-one ``lax.map`` by 2.4× (32 members) to 4.7× (128 members);
-    vmapped groups of 8 (``"chunked"``) were 1.5× faster than vmap at 32 members and 1.4×
-    slower at 128. With fixed steps vmap was fastest at every size (11× to 32× over lax.map).
-    ``backend`` and ``adaptive`` are accepted so that the rule can differ where measurements do.
-    """
-    del backend, adaptive
-    return "vmap"
-
-
 def run_ensemble(
     batch: AbstractModel,
     protocol: Any,
@@ -144,63 +130,92 @@ def run_ensemble(
             ``model.replace(gNa=values)``) are shared by all members.
         protocol: the input shared by all members.
         ts: save times shared by all members.
-        strategy: ``"vmap"``, ``"map"`` or ``"chunked"``; default [`default_strategy`][difflab.default_strategy].
+        strategy: ``"vmap"``, ``"map"`` or ``"chunked"``; default [`default_strategy`][difflab.default_strategy]
+            for this backend, solver and state size (docs/backends.md).
         chunk_size: members per vmapped group for ``"chunked"``.
         memory_budget: bytes allowed for the outputs of one host block (members are run in
             blocks of equal size so each compiles once).
         devices: devices to shard the member axis over (default: all of ``jax.devices()``;
             one device means no sharding).
         **simulate_kwargs: passed to [`difflab.simulate`][] (``throw`` is forced to ``False``:
-            failed members are reported in ``result``, not raised).
+            failed members are reported in ``result``, not raised). With fixed steps on an accelerator
+            (``loop="auto"``) the members share one step, resolved here, and ``ts`` is a constant of the
+            compiled call, so that every member runs as one ``lax.scan``.
 
     Returns:
         A batched [`Trajectory`][difflab.Trajectory] (leading ``member`` axis), with per-member
         solver statistics in ``stats`` (e.g. ``stats["num_steps"]``).
     """
-    if strategy is None:
-        controller = simulate_kwargs.get("stepsize_controller") or member(batch, 0).default_stepsize_controller()
-        strategy = default_strategy(adaptive=isinstance(controller, diffrax.AbstractAdaptiveStepSizeController))
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}; got {strategy!r}")
     n = n_members(batch)
     ts = jnp.asarray(ts)
+    options = {**simulate_kwargs, "throw": False}
+    controller = options.get("stepsize_controller") or member(batch, 0).default_stepsize_controller()
+    adaptive = isinstance(controller, diffrax.AbstractAdaptiveStepSizeController)
+    strategy = _resolve_strategy(strategy, adaptive, batch)
+    loop = options.get("loop", "auto")
+    if not adaptive and is_concrete(ts) and (loop == "scan" or (loop == "auto" and default_loop() == "scan")):
+        # the fixed-step scan needs the step and the save times as constants of the compiled call
+        # (so a new ts compiles anew)
+        options.setdefault("dt0", _shared_dt0(batch, protocol, controller))
+        ts = _Static(ts)
     devices = list(jax.devices() if devices is None else devices)
     block = _block_size(batch, ts, memory_budget, len(devices), n)
-    options = {**simulate_kwargs, "throw": False}
-    mesh = Mesh(np.array(devices), ("member",)) if len(devices) > 1 else None
-    deal = _deal(block, len(devices))
-    undeal = np.argsort(deal)  # slot of each member
-    if block == n:  # one block: no padding, and the result stays on the devices that computed it
-        if mesh is None:
-            return _run_block(batch, n, protocol, ts, options, strategy, chunk_size, mesh)
-        out = _run_block(member(batch, deal), n, protocol, ts, options, strategy, chunk_size, mesh)
-        return jax.tree.map(lambda x: x[undeal], out)
-    parts = []
-    for start in range(0, n, block):
-        idx = np.minimum(np.arange(start, start + block), n - 1)  # pad the last block with repeats
-        out = _run_block(member(batch, idx[deal]), block, protocol, ts, options, strategy, chunk_size, mesh)
-        keep = min(block, n - start)
-        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[undeal][:k], out))
-    return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
+    mapped, shared = eqx.partition(batch, _per_member)
+    # the index keeps the member tree non-empty when every leaf is shared
+    members = (mapped, jnp.arange(n))
+    return run_members(
+        _simulate_member, (shared, protocol, ts, options), members, strategy=strategy, chunk_size=chunk_size,
+        devices=devices, block=block,
+    )  # fmt: skip
 
 
-def _deal(block: int, n_devices: int) -> np.ndarray:
-    """Order of a block's members so that device d's contiguous share holds members d, d + D, d + 2D, ...
-
-    On 64 HH members with gNa ascending and adaptive Tsit5 over 2 devices this balances the solver
-    steps (28521 and 28958 against 15297 and 42182 for contiguous halves; 1.8x faster, docs/sweeps.md).
-    ``block`` is a multiple of ``n_devices``.
-    """
-    return np.arange(block).reshape(block // n_devices, n_devices).T.ravel()
+def _simulate_member(inputs, one):
+    shared, protocol, ts, options = inputs
+    ts = jnp.asarray(ts.array) if isinstance(ts, _Static) else ts
+    return simulate(eqx.combine(one[0], shared), protocol, ts, **options)
 
 
-def _member_axes(batch: AbstractModel) -> AbstractModel:
-    """vmap axes of a batch: 0 for array leaves with the member axis, ``None`` for the rest.
+def _resolve_strategy(strategy, adaptive, batch) -> str:
+    if strategy is not None:
+        check_strategy(strategy)
+        return strategy
+    y0 = jax.eval_shape(lambda m: member(m, 0).initial_state(), batch)
+    size = sum(
+        math.prod(s.shape) * (2 if jnp.issubdtype(s.dtype, jnp.complexfloating) else 1) for s in jax.tree.leaves(y0)
+    )
+    return default_strategy(adaptive=adaptive, state_size=size)
 
-    A 0-d leaf cannot carry a member axis, so it is shared by all members: a model from
-    ``model.replace(gNa=values)`` (per-member ``gNa``, scalar everything else) runs as it is.
-    """
-    return jax.tree.map(lambda x: 0 if _per_member(x) else None, batch)
+
+def _shared_dt0(batch, protocol, controller):
+    """The members' default fixed step when they all share it, else ``None`` (each member then resolves its own)."""
+    steps = batch.default_dt0()
+    if steps is None or not is_concrete(steps):
+        return None
+    steps = np.asarray(steps).reshape(-1)
+    if not np.all(steps == steps[0]):
+        return None
+    return _default_dt0(member(batch, 0), protocol, controller)
+
+
+class _Static:
+    """A concrete array as a static (hashed) argument: a constant of the compiled call, so ``simulate`` sees values."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+
+    def __hash__(self):
+        return hash((self.array.shape, self.array.dtype.str, self.array.tobytes()))
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, _Static)
+            and self.array.dtype == other.array.dtype
+            and np.array_equal(self.array, other.array)
+        )
+
+    @property
+    def shape(self):
+        return self.array.shape
 
 
 def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
@@ -210,35 +225,3 @@ def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
     per_member = max(1, state_bytes * (ts.shape[0] + 64))
     block = max(1, min(n, budget // per_member))
     return int(math.ceil(block / n_devices) * n_devices)
-
-
-@eqx.filter_jit
-def _run_block(batch, size, protocol, ts, options, strategy, chunk_size, mesh):
-    local_size = size if mesh is None else size // mesh.size
-    axes = _member_axes(batch)
-
-    def one(model):
-        return simulate(model, protocol, ts, **options)
-
-    def local(models):
-        if strategy == "vmap":
-            return jax.vmap(one, in_axes=(axes,), axis_size=local_size)(models)
-        mapped, shared = eqx.partition(models, _per_member)
-        run = lambda xs: one(eqx.combine(xs[0], shared))  # noqa: E731
-        # the index keeps the mapped tree non-empty when every leaf is shared
-        xs = (mapped, jnp.arange(local_size))
-        return jax.lax.map(run, xs, batch_size=chunk_size if strategy == "chunked" else None)
-
-    if mesh is None:
-        return local(batch)
-    dynamic, static = eqx.partition(batch, eqx.is_array)
-    specs = jax.tree.map(lambda x: PartitionSpec("member") if _per_member(x) else PartitionSpec(), dynamic)
-    sharded = jax.shard_map(
-        lambda d: local(eqx.combine(d, static)),
-        mesh=mesh,
-        in_specs=(specs,),
-        out_specs=PartitionSpec("member"),
-        # Solver loops carry per-member state that starts unsharded; they are independent per device.
-        check_vma=False,
-    )
-    return sharded(dynamic)

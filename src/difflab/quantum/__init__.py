@@ -6,6 +6,7 @@ frequencies in rad per time unit; jump operators carry the square root of a rate
 
 from ._control import X_GATE as X_GATE
 from ._control import optimize_drag as optimize_drag
+from ._dataset import QuantumResult as QuantumResult
 from ._drives import Controls as Controls
 from ._drives import Drive as Drive
 from ._lindblad import LindbladModel as LindbladModel

@@ -6,8 +6,13 @@ carry $\sqrt{\text{rate}}$ (rate in 1/time unit). Expectation values are saved a
 
 Batching: `H` and each jump operator may carry a leading batch axis (b, n, n) — all batched inputs share one
 dimension named `batch_dim` (coordinates from `batch_coords`) — and the initial state may be a list (or stacked
-array) of states (dimension `initial_state`). Every combination is solved by one compiled single solve
-(`batch="map"`, see `_batch.py`).
+array) of states (dimension `initial_state`). Every combination is solved by one compiled single solve, run over
+the members with the ensemble strategies (`strategy=`, default per backend: one batched solve on accelerators; see
+`_batch.py` and docs/backends.md).
+
+Both return a `QuantumResult` (a pytree: `expects`, `states`, `ts`; `.to_xarray()` for the labelled Dataset they
+returned before) and take the solver keywords of `difflab.simulate` (`solver`, `stepsize_controller`, `dt0`,
+`adjoint`, `max_steps`, `throw`).
 """
 
 from __future__ import annotations
@@ -19,20 +24,19 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import xarray as xr
 from jaxtyping import ArrayLike, Complex, Float
 
+from ..core._backend import default_solver
 from ..core._checks import check_finite, check_increasing
-from ..solvers._tsit5 import UnrolledTsit5
 from ._base import convert_drive_list, max_step
-from ._batch import run_members
+from ._batch import resolve_strategy, solve_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
-from ._dataset import to_dataset
+from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, cached_operator
 from ._schrodinger import SchrodingerModel, split_state
-from ._solve import DEFAULT_MAX_STEPS, solve_model
+from ._solve import DEFAULT_MAX_STEPS, deprecated_tolerances, solve_model
 
 __all__ = ["mesolve", "sesolve"]
 
@@ -51,11 +55,7 @@ class _Problem(eqx.Module):
     n_states: int = eqx.field(static=True)
     open_system: bool = eqx.field(static=True)
     save_states: bool = eqx.field(static=True)
-    solver: object = eqx.field(static=True)
-    rtol: float = eqx.field(static=True)
-    atol: float = eqx.field(static=True)
-    max_steps: int | None = eqx.field(static=True)
-    dtmax: float | None = eqx.field(static=True)
+    options: tuple = eqx.field(static=True)
     time_units: str = eqx.field(static=True)
 
 
@@ -78,11 +78,7 @@ def _solve_member(problem: _Problem, index):
         exp_ops=problem.exp_ops,
         y0=y0,
         save_states=problem.save_states,
-        solver=problem.solver,
-        rtol=problem.rtol,
-        atol=problem.atol,
-        max_steps=problem.max_steps,
-        dtmax=problem.dtmax,
+        **dict(problem.options),
     )
 
 
@@ -96,14 +92,19 @@ def sesolve(
     save_states: bool = False,
     batch_dim: str = "member",
     batch_coords: Mapping[str, np.ndarray] | None = None,
-    batch: str = "map",
+    strategy: str | None = None,
     time_units: str = "ns",
     solver: diffrax.AbstractSolver | None = None,
-    rtol: float = 1e-6,
-    atol: float = 1e-8,
+    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
+    dt0: float | None = None,
+    adjoint: diffrax.AbstractAdjoint | None = None,
     max_steps: int | None = DEFAULT_MAX_STEPS,
+    throw: bool = True,
     layout: str = "auto",
-) -> xr.Dataset:
+    batch: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> QuantumResult:
     r"""Solve $i\dot\psi = (H + \sum_j u_j(t) H_j)\psi$ and return $\langle E_m\rangle(t)$ as a Dataset.
 
     Args:
@@ -114,18 +115,27 @@ def sesolve(
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
         save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
         batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
-        batch: "map" (default: one compiled single solve run over the members in sequence), "vmap" (accelerators).
-        solver, rtol, atol, max_steps: integration settings (default `difflab.UnrolledTsit5`, 1e-6, 1e-8).
+        strategy: how the members run: "vmap" (one batched solve), "map" (one after the other) or "chunked";
+            default per backend and state size (`difflab.default_strategy`, docs/backends.md).
+        solver, stepsize_controller, dt0, adjoint, max_steps, throw: as in `difflab.simulate` (default solver per
+            backend; default controller PID at rtol 1e-6, atol 1e-8 with the maximum step half the shortest drive
+            feature).
         layout: operator storage ("auto", "dia", "dense").
+        batch, rtol, atol: deprecated spellings of `strategy` and `stepsize_controller`.
 
     Returns:
-        `xarray.Dataset` with `expect` (dims [batch_dim], [initial_state], time, observable), `expect_imag` when an
-        observable is not Hermitian, optional states, `num_steps`, units and provenance attributes.
+        `QuantumResult`: `expects` (complex, [batch], [initial_state], time, observable), `states`, `ts`,
+        `num_steps`; `.to_xarray()` gives a Dataset with `expect` (dims [batch_dim], [initial_state], time,
+        observable), `expect_imag` when an observable is not Hermitian, optional states, `num_steps`, units and
+        provenance attributes.
     """
+    controller = deprecated_tolerances(stepsize_controller, rtol, atol, None, drives)
+    options = dict(solver=solver, stepsize_controller=controller, dt0=dt0, adjoint=adjoint, max_steps=max_steps,
+                   throw=throw)  # fmt: skip
     return _solve(
         H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, batch=batch, time_units=time_units, solver=solver, rtol=rtol, atol=atol,
-        max_steps=max_steps, layout=layout,
+        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=options,
+        layout=layout,
     )  # fmt: skip
 
 
@@ -140,14 +150,19 @@ def mesolve(
     save_states: bool = False,
     batch_dim: str = "member",
     batch_coords: Mapping[str, np.ndarray] | None = None,
-    batch: str = "map",
+    strategy: str | None = None,
     time_units: str = "ns",
     solver: diffrax.AbstractSolver | None = None,
-    rtol: float = 1e-6,
-    atol: float = 1e-8,
+    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
+    dt0: float | None = None,
+    adjoint: diffrax.AbstractAdjoint | None = None,
     max_steps: int | None = DEFAULT_MAX_STEPS,
+    throw: bool = True,
     layout: str = "auto",
-) -> xr.Dataset:
+    batch: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> QuantumResult:
     r"""Solve the Lindblad equation $\dot\rho = -i[H(t), \rho] + \sum_k D[L_k]\rho$; return $\mathrm{tr}(E_m\rho(t))$.
 
     Args:
@@ -155,26 +170,32 @@ def mesolve(
         rho0: density matrix (n, n) or ket (n,), or a list of them / an (m, n, n) array (dimension `initial_state`).
         ts: save times (strictly increasing, `time_units`).
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$, each (n, n) or a batch (b, n, n).
-        drives, exp_ops, save_states, batch_dim, batch_coords, batch, time_units, solver, rtol, atol, max_steps,
-            layout: as in `sesolve` (states saved as `rho_re`, `rho_im`).
+        drives, exp_ops, save_states, batch_dim, batch_coords, strategy, time_units, solver, stepsize_controller,
+            dt0, adjoint, max_steps, throw, layout, batch, rtol, atol: as in `sesolve` (states saved as `rho_re`,
+            `rho_im` in the Dataset).
 
     Returns:
-        `xarray.Dataset` as described in `sesolve`.
+        `QuantumResult` as described in `sesolve`.
 
     Example:
         >>> a = tensor(eye(2), destroy(10)); sm = tensor(sigmam(), eye(10))
-        >>> ds = mesolve(a.T.conj() @ sm + a @ sm.T.conj(), tensor(basis(2, 0), fock(10, 0)), jnp.linspace(0, 10, 101),
-        ...              jump_ops=[jnp.sqrt(0.1) * a], exp_ops={"n": a.T.conj() @ a})
+        >>> H, psi0 = a.T.conj() @ sm + a @ sm.T.conj(), tensor(basis(2, 0), fock(10, 0))
+        >>> result = mesolve(H, psi0, jnp.linspace(0, 10, 101), jump_ops=[jnp.sqrt(0.1) * a],
+        ...                  exp_ops={"n": a.T.conj() @ a})
+        >>> ds = result.to_xarray()
     """
+    controller = deprecated_tolerances(stepsize_controller, rtol, atol, None, drives)
+    options = dict(solver=solver, stepsize_controller=controller, dt0=dt0, adjoint=adjoint, max_steps=max_steps,
+                   throw=throw)  # fmt: skip
     return _solve(
         H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, batch=batch, time_units=time_units, solver=solver, rtol=rtol, atol=atol,
-        max_steps=max_steps, layout=layout,
+        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=options,
+        layout=layout,
     )  # fmt: skip
 
 
-def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, batch,
-           time_units, solver, rtol, atol, max_steps, layout) -> xr.Dataset:  # fmt: skip
+def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, strategy,
+           batch, time_units, options, layout) -> QuantumResult:  # fmt: skip
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:
         raise ValueError(f"`ts` must be 1-D with at least 2 times, got shape {ts.shape}.")
@@ -204,14 +225,23 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     n_batch = sizes.pop() if sizes else None
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
     y0, n_states = _initial_states(state0, n, open_system)
+    members = (n_batch or 1) * n_states
+    state_size = 2 * (n * n if open_system else n)
+    strategy = resolve_strategy(strategy, batch, state_size)
+    if options["stepsize_controller"] is None:  # the models' own default, computed once for all members
+        options["stepsize_controller"] = diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(drives))
+    if options["solver"] is None:
+        options["solver"] = default_solver()
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
-        n_states, open_system, save_states, UnrolledTsit5() if solver is None else solver, float(rtol),
-        float(atol), max_steps, max_step(drives), time_units,
+        n_states, open_system, save_states, tuple(options.items()), time_units,
     )  # fmt: skip
-    traj = run_members(_solve_member, problem, (n_batch or 1) * n_states, batch)
+    traj = solve_members(_solve_member, problem, members, strategy)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())
-    return to_dataset(traj, lead, names, all_hermitian, batch_dim, batch_coords, open_system, time_units, n_batch)
+    coords = tuple((key, tuple(np.asarray(values).tolist())) for key, values in (batch_coords or {}).items())
+    return QuantumResult(
+        traj, lead, tuple(names), all_hermitian, batch_dim, coords, open_system, time_units, n_batch
+    )  # fmt: skip
 
 
 def _is_list(state0, open_system) -> bool:

@@ -7,6 +7,7 @@ for. Expectation values are returned as real and imaginary parts, shape (time, o
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import diffrax
@@ -14,9 +15,8 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from ..core._model import StateInfo
-from ..core._simulate import simulate
+from ..core._simulate import DEFAULT_MAX_STEPS, simulate
 from ..core._trajectory import Trajectory
-from ..solvers._tsit5 import UnrolledTsit5
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
@@ -24,10 +24,6 @@ from ._operator import Operator, as_operator
 from ._schrodinger import SchrodingerModel
 
 __all__ = ["DEFAULT_MAX_STEPS", "controller_for", "solve_model"]
-
-#: Default bound on solver steps: enough for rtol = atol = 1e-10 over ~100 oscillations; raise it for longer runs.
-#: (Reverse-mode checkpointing and compile time grow with it.)
-DEFAULT_MAX_STEPS = 16_384
 
 QuantumModel = SchrodingerModel | LindbladModel
 
@@ -41,6 +37,23 @@ def controller_for(model: QuantumModel, rtol: float, atol: float, dtmax: float |
     return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(model.drives) if dtmax is None else dtmax)
 
 
+def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: int = 3):
+    """The controller the deprecated `rtol`/`atol`/`dtmax` keywords asked for (with a `DeprecationWarning`)."""
+    if rtol is None and atol is None and dtmax is None:
+        return controller
+    if controller is not None:
+        raise ValueError("pass stepsize_controller or the deprecated rtol/atol/dtmax, not both")
+    rtol, atol = 1e-6 if rtol is None else rtol, 1e-8 if atol is None else atol
+    warnings.warn(
+        f"rtol/atol/dtmax are deprecated; pass stepsize_controller=diffrax.PIDController(rtol={rtol}, atol={atol}, "
+        "dtmax=...), the keyword difflab.simulate takes (the default controller sets dtmax to half the shortest "
+        "drive feature)",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(drives) if dtmax is None else dtmax)
+
+
 def solve_model(
     model: QuantumModel,
     ts: Float[Array, " time"],
@@ -49,21 +62,24 @@ def solve_model(
     y0: dict[str, Array] | None = None,
     save_states: bool = False,
     solver: diffrax.AbstractSolver | None = None,
-    rtol: float = 1e-6,
-    atol: float = 1e-8,
-    dtmax: float | None = None,
+    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
+    dt0: float | None = None,
     adjoint: diffrax.AbstractAdjoint | None = None,
     max_steps: int | None = DEFAULT_MAX_STEPS,
     throw: bool = True,
+    rtol: float | None = None,
+    atol: float | None = None,
+    dtmax: float | None = None,
 ) -> Trajectory:
     r"""Evolve `model` over `ts` and save $\langle E_m\rangle(t)$ (and the states if `save_states`).
 
     Returns a `difflab.Trajectory` whose `ys` holds `expect_re` and `expect_im` (time, observable) and, with
     `save_states`, the state (`psi`, shape (time, 2, n), or `rho`, (time, 2, n, n): [real, imaginary]
-    parts). Default solver `difflab.UnrolledTsit5` (Tsit5's method), PID step control
-    at `rtol`/`atol`, maximum step `dtmax` (default: half the shortest drive feature, see `controller_for`); time
-    in the model's `time_units`.
+    parts); time in the model's `time_units`. The solver keywords are [`difflab.simulate`][]'s, with its defaults:
+    the backend's solver (docs/backends.md) and the model's controller (PID at rtol 1e-6, atol 1e-8, maximum step
+    half the shortest drive feature). `rtol`, `atol` and `dtmax` are deprecated: pass `stepsize_controller`.
     """
+    stepsize_controller = deprecated_tolerances(stepsize_controller, rtol, atol, dtmax, model.drives)
     ops = tuple(as_operator(E, name=f"exp_ops[{m}]") for m, E in enumerate(exp_ops))
     state_names = tuple(s.name for s in model.states) if save_states else ()
 
@@ -84,8 +100,9 @@ def solve_model(
         model.controls(),
         ts,
         y0=y0,
-        solver=UnrolledTsit5() if solver is None else solver,
-        stepsize_controller=controller_for(model, rtol, atol, dtmax),
+        solver=solver,
+        stepsize_controller=stepsize_controller,
+        dt0=dt0,
         adjoint=adjoint,
         max_steps=max_steps,
         throw=throw,

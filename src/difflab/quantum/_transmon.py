@@ -56,11 +56,13 @@ def transmon(
 
 def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, atol=1e-10) -> Array:
     r"""$V_{jk} = \langle j|U(T)|k\rangle$ for $j, k \in \{0, 1\}$: the computational block of the propagator."""
-    from ._solve import solve_model
+    from ._solve import controller_for, solve_model
 
     n = model.dim
     columns = jnp.stack([jnp.eye(n)[:, :2], jnp.zeros((n, 2))])  # kets |0>, |1> as columns, [re, im]
-    traj = solve_model(model, jnp.array([0.0, duration]), y0={"psi": columns}, save_states=True, rtol=rtol, atol=atol)
+    control = controller_for(model, rtol, atol)
+    traj = solve_model(model, jnp.array([0.0, duration]), y0={"psi": columns}, save_states=True,
+                       stepsize_controller=control)  # fmt: skip
     final = traj.ys["psi"][-1]
     return final[0, :2, :] + 1j * final[1, :2, :]
 

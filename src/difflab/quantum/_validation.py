@@ -8,27 +8,24 @@ state (metrics `trace_error`, `negativity`).
 
 from __future__ import annotations
 
+import diffrax
 import numpy as np
 
-from ..validation._figures import overlay_figure
-from ..validation._metrics import max_abs_error
-from ..validation._runner import CaseOutcome, Runner, metric
-from ..validation._spec import CaseSpec
+from ..validation import CaseOutcome, CaseSpec, Runner, max_abs_error, metric, overlay_figure, register_runner
 from ._mesolve import mesolve
 from ._standard_operators import destroy, eye, sigmam, sigmax, sigmay, sigmaz, tensor
 from ._states import basis, coherent
 
-__all__ = ["RUNNERS"]
+__all__ = ["JAYNES_CUMMINGS", "RABI"]
 
 _OPTIONAL = {"simulation.rtol": float, "simulation.atol": float}
 _METRICS = ("expect_max_abs_error", "trace_error", "negativity")
 
 
-def _tolerances(case: CaseSpec) -> dict[str, float]:
-    return {
-        "rtol": case.get("simulation.rtol", float, default=1e-10),
-        "atol": case.get("simulation.atol", float, default=1e-10),
-    }
+def _tolerances(case: CaseSpec) -> dict[str, diffrax.PIDController]:
+    rtol = case.get("simulation.rtol", float, default=1e-10)
+    atol = case.get("simulation.atol", float, default=1e-10)
+    return {"stepsize_controller": diffrax.PIDController(rtol=rtol, atol=atol)}
 
 
 def _outcome(case, ds, pairs, time_label) -> CaseOutcome:
@@ -59,7 +56,7 @@ def run_rabi(case: CaseSpec) -> CaseOutcome:
         jump_ops=[np.sqrt(1 / t1) * sigmam(), np.sqrt(gamma_phi / 2) * sigmaz()],
         exp_ops={"sx": sigmax(), "sy": sigmay(), "sz": sigmaz()}, save_states=True, time_units="us",
         **_tolerances(case),
-    )  # fmt: skip
+    ).to_xarray()  # fmt: skip
     pairs = [(v, ds.expect.sel(observable=v).values, ref[v].values) for v in ("sz", "sx", "sy")]
     return _outcome(case, ds, pairs, "time (µs)")
 
@@ -75,7 +72,7 @@ def run_jaynes_cummings(case: CaseSpec) -> CaseOutcome:
         a.conj().T @ sm + a @ sm.conj().T, tensor(basis(2, 0), coherent(n, 2.0)), ref.time.values,
         jump_ops=[np.sqrt(kappa) * a], exp_ops={"n_photon": a.conj().T @ a, "p_excited": sm.conj().T @ sm, "a": a},
         save_states=True, **_tolerances(case),
-    )  # fmt: skip
+    ).to_xarray()  # fmt: skip
     pairs = [
         ("n_photon", ds.expect.sel(observable="n_photon").values, ref.n_photon.values),
         ("p_excited", ds.expect.sel(observable="p_excited").values, ref.p_excited.values),
@@ -85,7 +82,7 @@ def run_jaynes_cummings(case: CaseSpec) -> CaseOutcome:
     return _outcome(case, ds, pairs, "time (1/g)")
 
 
-RUNNERS = {
-    "quantum.rabi": Runner(run=run_rabi, metrics=_METRICS, optional=_OPTIONAL),
-    "quantum.jaynes_cummings": Runner(run=run_jaynes_cummings, metrics=_METRICS, optional=_OPTIONAL),
-}
+RABI = Runner(run=run_rabi, metrics=_METRICS, optional=_OPTIONAL)
+JAYNES_CUMMINGS = Runner(run=run_jaynes_cummings, metrics=_METRICS, optional=_OPTIONAL)
+register_runner("quantum.rabi", RABI)
+register_runner("quantum.jaynes_cummings", JAYNES_CUMMINGS)

@@ -1,0 +1,116 @@
+r"""The fixed-step loop of [`difflab.simulate`][]: a `jax.lax.scan` with a static trip count.
+
+With `diffrax.ConstantStepSize` and a concrete step `dt0` and save times `ts`, everything about the loop is known
+before it runs: the number of steps, where each step starts and ends, and which step owns each save time. diffrax
+still runs such a solve as a `while_loop` whose condition is a device value, and on a GPU every iteration (every
+step, and every saved time) is a round trip to the host. Here the loop is a `lax.scan` over the known steps, each
+step writes its saved values at known indices, and nothing returns to the host until the end.
+
+The step boundaries are diffrax's own, computed in the time dtype exactly as `ConstantStepSize` computes them
+(`n = ceil((t1 - t0) / nextafter(dt0))` steps; the first ends at `t0 + dt0`, step `k ≥ 2` at
+`t0 + (t1 - t0) k / n`, the last at `t1`; an end within 100 ulp of `t1` is moved onto it), and a save time
+`ts[j]` is evaluated with the dense output of the first step whose end is `≥ ts[j]`, as diffrax does. So the
+two paths agree to rounding.
+
+Each step may own up to `M` save times (the most any step owns). Step `k` evaluates its dense output at `M` times
+and writes them as one slice starting at its first save index; slots beyond the ones it owns hold values that a
+later step overwrites (they belong to later steps), and the buffer has `M` spare rows at the end. The solver step is
+wrapped in `jax.checkpoint`, so reverse mode stores one state per step and recomputes the stages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+#: Adjoints the scan differentiates itself (reverse mode through the scan, or forward mode).
+SCAN_ADJOINTS = (diffrax.RecursiveCheckpointAdjoint, diffrax.DirectAdjoint, diffrax.ForwardMode)
+
+
+def step_grid(t0: float, t1: float, dt0: float, dtype) -> np.ndarray:
+    """The step boundaries diffrax's `ConstantStepSize` takes from `t0` to `t1` (numpy, in the time `dtype`)."""
+    dtype = np.dtype(dtype)
+    t0, t1, dt = (np.asarray(x, dtype) for x in (t0, t1, dt0))
+    n = int(np.ceil((t1 - t0) / np.nextafter(dt, dtype.type(np.inf))))
+    k = np.arange(n + 1)
+    grid = t0 + (t1 - t0) * (k.astype(dtype) / dtype.type(max(n, 1)))
+    grid = grid.astype(dtype)
+    if n >= 1:
+        grid[1] = t0 + dt
+    grid[-1] = t1
+    floor = t1
+    for _ in range(100):  # diffrax's clip floor: 100 ulp below t1
+        floor = np.nextafter(floor, dtype.type(-np.inf))
+    grid = np.where(grid > floor, t1, np.minimum(grid, t1)).astype(dtype)
+    end = int(np.argmax(grid == t1))  # diffrax stops at the first step that reaches t1
+    return grid[: max(end, 1) + 1]
+
+
+def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First save index of each step, shape `(steps,)`, and the save times each step evaluates, `(steps, M)`.
+
+    Save `j` belongs to the first step whose end is `>= ts[j]`; unused slots are evaluated at the step's end.
+    """
+    owner = np.searchsorted(grid[1:], ts, side="left")
+    n = grid.shape[0] - 1
+    counts = np.bincount(owner, minlength=n)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    width = max(int(counts.max()), 1)
+    slot = starts[:, None] + np.arange(width)
+    owned = np.arange(width)[None, :] < counts[:, None]
+    times = np.where(owned, ts[np.minimum(slot, ts.shape[0] - 1)], grid[1:, None])
+    return starts.astype(np.int32), times.astype(grid.dtype)
+
+
+def scan_solve(
+    solver: diffrax.AbstractSolver,
+    vector_field: Callable,
+    grid: np.ndarray,
+    ts: np.ndarray,
+    y0: Any,
+    args: Any,
+    fn: Callable,
+    throw: bool,
+) -> tuple[Any, Any, diffrax.RESULTS, dict[str, Any]]:
+    """Solve over the fixed `grid` and save `fn(t, y, args)` at `ts`: `(ts, ys, result, stats)` like diffrax's."""
+    terms = diffrax.ODETerm(vector_field)
+    dtype = grid.dtype
+    ts = np.asarray(ts, dtype)
+    y0 = jax.tree.map(lambda y: jnp.asarray(y, jnp.result_type(y, dtype)), y0)  # as diffrax promotes y0
+    starts, times = save_slots(grid, ts)
+    width = times.shape[1]
+    t_start, t_end = jnp.asarray(grid[:-1]), jnp.asarray(grid[1:])
+    shapes = jax.eval_shape(lambda: fn(t_start[0], y0, args))
+    buffer = jax.tree.map(lambda s: jnp.zeros((ts.shape[0] + width, *s.shape), s.dtype), shapes)
+    state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
+
+    @jax.checkpoint
+    def one_step(tprev, tnext, y, solver_state):
+        return solver.step(terms, tprev, tnext, y, args, solver_state, False)
+
+    def body(carry, xs):
+        y, solver_state, result, out = carry
+        tprev, tnext, start, save_ts = xs
+        y1, _, dense_info, solver_state, step_result = one_step(tprev, tnext, y, solver_state)
+        interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
+        values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
+        result = diffrax.RESULTS.where(result == diffrax.RESULTS.successful, step_result, result)
+        out = jax.tree.map(lambda o, v: jax.lax.dynamic_update_slice_in_dim(o, v, start, axis=0), out, values)
+        return (y1, solver_state, result, out), None
+
+    carry = (y0, state0, diffrax.RESULTS.successful, buffer)
+    xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times))
+    (_, _, result, out), _ = jax.lax.scan(body, carry, xs)
+    ys = jax.tree.map(lambda o: o[: ts.shape[0]], out)
+    if throw:
+        failed = jnp.logical_not(result == diffrax.RESULTS.successful)
+        ys = eqx.error_if(ys, failed, "the fixed-step solve failed (a solver step reported an error)")
+    n = jnp.asarray(grid.shape[0] - 1, jnp.int32)
+    stats = {"num_steps": n, "num_accepted_steps": n, "num_rejected_steps": jnp.zeros((), jnp.int32)}
+    return jnp.asarray(ts, dtype), ys, result, stats

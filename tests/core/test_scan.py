@@ -1,0 +1,161 @@
+"""The fixed-step `lax.scan` loop of simulate: same values as diffrax's loop, gradients, step counts, failures,
+and the choice of loop, solver and ensemble strategy per backend.
+
+Exact system: tau y' = -y (Relaxation), y(t) = y0 exp(-t/tau), dy(T)/dtau = y0 T/tau^2 exp(-T/tau).
+"""
+
+import diffrax
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import difflab
+from difflab.neuron import HodgkinHuxley
+
+from ._models import Relaxation
+
+FIXED = diffrax.ConstantStepSize()
+HH_TS = jnp.arange(0.0, 30.0 + 1e-9, 0.025)  # save spacing below the step: several saves per step
+STEP = difflab.Step(10.0, 5.0, 25.0)
+
+
+def _both(model, protocol, ts, **kw):
+    scan = difflab.simulate(model, protocol, ts, loop="scan", **kw)
+    loop = difflab.simulate(model, protocol, ts, loop="while", **kw)
+    assert dict(scan.provenance)["loop"] == "scan" and dict(loop.provenance)["loop"] == "while"
+    return scan, loop
+
+
+@pytest.mark.parametrize("dtype, atol", [(jnp.float64, 1e-11), (jnp.float32, 5e-4)])
+def test_hh_default_solver_equals_diffrax_loop(dtype, atol):
+    scan, loop = _both(HodgkinHuxley.squid_axon(dtype), STEP, HH_TS.astype(dtype))
+    assert scan.ys["V"].dtype == dtype
+    assert int(scan.stats["num_steps"]) == int(loop.stats["num_steps"]) == 384  # 30 ms at the default 5/64 ms
+    assert float(jnp.max(scan.ys["V"])) > 20.0  # it fired: the comparison covers spikes
+    for name in scan.ys:
+        np.testing.assert_allclose(scan.ys[name], loop.ys[name], rtol=0, atol=atol)
+    np.testing.assert_array_equal(scan.ts, loop.ts)
+
+
+@pytest.mark.parametrize("solver", [diffrax.Tsit5(), difflab.UnrolledTsit5(), diffrax.Heun()])
+def test_generic_solvers_equal_diffrax_loop_and_exact_solution(solver):
+    # 0.3 does not divide 10: the last step is shorter; saves fall both between and on step boundaries
+    ts = jnp.linspace(0.0, 10.0, 7)
+    scan, loop = _both(Relaxation(tau=2.0), None, ts, solver=solver, stepsize_controller=FIXED, dt0=0.3)
+    np.testing.assert_allclose(scan.ys["y"], loop.ys["y"], rtol=0, atol=1e-14)
+    assert int(scan.stats["num_steps"]) == int(loop.stats["num_steps"]) == 34
+    order_error = 3e-3 if isinstance(solver, diffrax.Heun) else 1e-6  # Heun: linear dense output
+    np.testing.assert_allclose(scan.ys["y"], np.exp(-np.asarray(ts) / 2.0), atol=order_error)
+
+
+def test_step_count_uses_the_resolved_dt0():
+    # A held input sampled every 0.03 ms shortens the 5/64 ms default to 0.03 ms (it divides the sample spacing).
+    times = jnp.arange(0.0, 6.0 + 1e-9, 0.03)
+    protocol = difflab.Sampled(times, 10.0 * (times > 1.0), mode="hold")
+    scan, loop = _both(HodgkinHuxley.squid_axon(), protocol, jnp.linspace(0.0, 6.0, 13))
+    assert int(scan.stats["num_steps"]) == int(loop.stats["num_steps"]) == 200
+    assert dict(scan.provenance)["dt0"] == "0.03"
+    np.testing.assert_allclose(scan.ys["V"], loop.ys["V"], atol=1e-11)
+
+
+@pytest.mark.parametrize("adjoint", [diffrax.RecursiveCheckpointAdjoint(), diffrax.ForwardMode()])
+def test_gradients_match_exact_and_diffrax_loop(adjoint):
+    ts = jnp.linspace(0.0, 4.0, 5)
+
+    def y_end(tau, loop):
+        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=diffrax.Tsit5(), stepsize_controller=FIXED,
+                                dt0=0.01, adjoint=adjoint, loop=loop)  # fmt: skip
+        return traj.ys["y"][-1]
+
+    tau = 2.0
+    exact = 4.0 / tau**2 * np.exp(-4.0 / tau)
+    for loop in ("scan", "while"):
+        np.testing.assert_allclose(jax.grad(y_end)(tau, loop), exact, rtol=1e-8)
+        np.testing.assert_allclose(jax.jvp(lambda t, loop=loop: y_end(t, loop), (tau,), (1.0,))[1], exact, rtol=1e-8)
+
+
+def test_hh_gradient_matches_finite_differences():
+    ts = jnp.linspace(0.0, 15.0, 61)
+
+    def loss(gNa, loop):
+        model = HodgkinHuxley.squid_axon().replace(gNa=gNa)
+        return jnp.mean(difflab.simulate(model, STEP, ts, loop=loop).ys["V"] ** 2)
+
+    grad = jax.grad(loss)(120.0, "scan")
+    fwd = jax.jacfwd(loss)(120.0, "scan")
+    fd = (loss(120.0 + 1e-4, "scan") - loss(120.0 - 1e-4, "scan")) / 2e-4
+    np.testing.assert_allclose(grad, jax.grad(loss)(120.0, "while"), rtol=1e-9)
+    np.testing.assert_allclose(fwd, grad, rtol=1e-9)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5)
+
+
+def test_jit_and_vmap_run_the_scan_when_ts_is_closed_over():
+    ts = jnp.linspace(0.0, 10.0, 11)
+
+    @jax.jit
+    def y(tau):
+        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=diffrax.Tsit5(), stepsize_controller=FIXED,
+                                dt0=0.05, loop="scan")  # fmt: skip
+        return traj.ys["y"]
+
+    taus = jnp.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(jax.vmap(y)(taus), np.exp(-np.asarray(ts)[None] / np.asarray(taus)[:, None]), atol=1e-9)
+
+
+def test_step_budget_and_max_steps_hold_in_the_scan():
+    ts = jnp.array([0.0, 10.0])
+    kw = dict(solver=diffrax.Euler(), stepsize_controller=FIXED, loop="scan")
+    with pytest.raises(ValueError, match="more than the budget of 134,217,728"):
+        difflab.simulate(Relaxation(), None, ts, dt0=1e-8, **kw)
+    with pytest.raises(ValueError, match=r"max_steps=10 is too small: .* take 100"):
+        difflab.simulate(Relaxation(), None, ts, dt0=0.1, max_steps=10, **kw)
+    with pytest.raises(
+        ValueError, match="loop='scan' cannot run this solve: it takes 100 steps, more than max_steps=10"
+    ):
+        difflab.simulate(Relaxation(), None, ts, dt0=0.1, max_steps=10, throw=False, **kw)
+    # the automatic choice falls back to diffrax's loop, which reports the failure as a value
+    traj = difflab.simulate(Relaxation(), None, ts, dt0=0.1, max_steps=10, throw=False, solver=diffrax.Euler(),
+                            stepsize_controller=FIXED, loop="auto")  # fmt: skip
+    assert not bool(traj.succeeded)
+
+
+def test_non_finite_solutions_are_reported_by_the_scan():
+    bad = HodgkinHuxley.squid_axon().replace(gNa=jnp.nan)
+    with pytest.raises(ValueError, match="the solution became non-finite: V is nan at t = "):
+        difflab.simulate(bad, STEP, HH_TS, loop="scan")
+    traj = difflab.simulate(bad, STEP, HH_TS, loop="scan", throw=False)
+    assert not bool(traj.succeeded)
+
+
+def test_loop_argument_is_checked():
+    with pytest.raises(ValueError, match=r"loop must be one of \('auto', 'scan', 'while'\); got 'fast'"):
+        difflab.simulate(Relaxation(), None, HH_TS, loop="fast")
+    with pytest.raises(ValueError, match=r"it needs diffrax\.ConstantStepSize, got PIDController"):
+        difflab.simulate(Relaxation(), None, HH_TS, loop="scan")
+    with pytest.raises(ValueError, match="adjoint BacksolveAdjoint is not one of"):
+        difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS, loop="scan", adjoint=diffrax.BacksolveAdjoint())
+    with pytest.raises(ValueError, match="it needs a concrete dt0 and concrete ts"):
+        jax.jit(lambda ts: difflab.simulate(HodgkinHuxley.squid_axon(), STEP, ts, loop="scan").ys["V"])(HH_TS)
+
+
+def test_backend_picks_loop_solver_and_strategy(monkeypatch):
+    from difflab.core import _backend
+
+    assert (_backend.default_loop("cpu"), _backend.default_loop("gpu"), _backend.default_loop("tpu")) == (
+        "while", "scan", "scan")  # fmt: skip
+    assert isinstance(_backend.default_solver("cpu"), difflab.UnrolledTsit5)
+    assert type(_backend.default_solver("gpu")) is diffrax.Tsit5
+    strategy = difflab.default_strategy
+    assert strategy("gpu", adaptive=True, state_size=7200) == "vmap"
+    assert strategy("cpu", adaptive=True, state_size=7200) == "map"
+    assert strategy("cpu", adaptive=True, state_size=4) == "vmap"
+    assert strategy("cpu", adaptive=False, state_size=7200) == "vmap"
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    traj = difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41])
+    assert dict(traj.provenance)["loop"] == "scan"
+    assert dict(difflab.simulate(Relaxation(), None, HH_TS[:41]).provenance)["solver"] == "Tsit5"
+    assert strategy(adaptive=True, state_size=7200) == "vmap"
+    monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
+    assert dict(difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41]).provenance)["loop"] == "while"
+    assert strategy(adaptive=True, state_size=7200) == "map"
