@@ -31,6 +31,7 @@ from typing import Literal
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
+from ._checks import check_extensions
 from ._geometry import Geometry
 
 Kinematics = Literal["cable", "rigid"]
@@ -50,8 +51,12 @@ def move_direction(geometry: Geometry, kinematics: Kinematics = "cable") -> Floa
 
 
 def node_displacement(geometry: Geometry, e: ArrayLike, kinematics: Kinematics = "cable") -> Float[Array, " n"]:
-    """Inward displacement t_i of each node along `move_direction` for actuator extensions e (m)."""
+    """Inward displacement t_i of each node along `move_direction` for actuator extensions e (m).
+
+    Raises `ValueError` when concrete `e` is not one finite number per node.
+    """
     _check(kinematics)
+    check_extensions(e, geometry.n_nodes, "e")
     e = jnp.asarray(e)
     if kinematics == "rigid":
         return e
@@ -67,6 +72,7 @@ def extension_for_displacement(
 ) -> Float[Array, " n"]:
     """Inverse of `node_displacement`: the extension e that moves each node inward by t (m)."""
     _check(kinematics)
+    check_extensions(t, geometry.n_nodes, "t")
     t = jnp.asarray(t)
     if kinematics == "rigid":
         return t

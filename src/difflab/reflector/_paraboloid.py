@@ -22,7 +22,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from ._constants import focal_surface_radius
+from ._checks import check_depth, check_unit_vector
+from ._constants import BASE_RADIUS, focal_surface_radius
 from ._geometry import Geometry
 from ._kinematics import Kinematics, extension_for_displacement, move_direction
 
@@ -31,17 +32,28 @@ SPHERE_VERTEX_DEPTH = 300.4
 
 
 def focal_length(depth: ArrayLike, radius: ArrayLike = 300.4) -> Float[Array, "*batch"]:
-    """Focal length f = h - 0.534 R of the paraboloid with vertex depth h (m)."""
+    """Focal length f = h - 0.534 R of the paraboloid with vertex depth h (m).
+
+    Raises `ValueError` for a concrete depth that is NaN or not above 0.534 R (no paraboloid with a positive focal
+    length); the same holds for every function here that takes `depth`.
+    """
+    check_depth(depth, radius)
     return jnp.asarray(depth) - focal_surface_radius(1.0) * jnp.asarray(radius)
 
 
 def vertex(s: ArrayLike, depth: ArrayLike) -> Float[Array, "*batch 3"]:
-    """Vertex V = -h s of the paraboloid, m (Q2 at h = 300.8: (-49.3857, -36.9385, -294.4100))."""
+    """Vertex V = -h s of the paraboloid, m (Q2 at h = 300.8: (-49.3857, -36.9385, -294.4100)).
+
+    `s` must be a unit vector (see `source_direction`): a non-unit one is refused, not normalised.
+    """
+    check_unit_vector(s)
+    check_depth(depth, BASE_RADIUS)
     return -jnp.asarray(depth)[..., None] * jnp.asarray(s)
 
 
 def paraboloid_height(points: ArrayLike, s: ArrayLike, depth: ArrayLike, radius: ArrayLike = 300.4):
     """Signed axial offset z' - (ρ²/(4f) - h) of points from the paraboloid, m (positive: on the focus side)."""
+    check_unit_vector(s)
     x = jnp.asarray(points)
     z = jnp.sum(x * s, axis=-1)
     rho2 = jnp.sum(x * x, axis=-1) - z**2
@@ -62,6 +74,8 @@ def displacement_to_paraboloid(
     radius: ArrayLike = 300.4,
 ) -> Float[Array, " n"]:
     """Inward move t along the unit `directions` d that puts each point X - t d on the paraboloid, m."""
+    check_unit_vector(s)
+    check_unit_vector(directions, "directions")
     x, d = jnp.asarray(points), jnp.asarray(directions)
     f = focal_length(depth, radius)
     a = jnp.sum(x * s, axis=-1)
@@ -79,6 +93,8 @@ def ideal_extensions(
 
     Exact for nodes whose line of motion meets the paraboloid (all nodes within about 170 m of the axis, so every
     aperture node); farther out the discriminant is clamped at zero and the value is only the closest approach.
+
+    Raises `ValueError` when concrete `s` is not a unit vector or `depth` is NaN or not above 0.534 R.
     """
     d = move_direction(geometry, kinematics)
     t = displacement_to_paraboloid(geometry.nodes, d, s, depth, geometry.radius)

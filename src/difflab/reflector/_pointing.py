@@ -35,16 +35,37 @@ class Pointing(eqx.Module):
     def from_angles(
         cls, geometry: Geometry, alpha: float, beta: float, aperture_radius: float = APERTURE_RADIUS
     ) -> Pointing:
-        """Build the pointing for azimuth `alpha` and elevation `beta` (degrees); checks the angles."""
+        """Build the pointing for azimuth `alpha` and elevation `beta` (degrees); checks the angles.
+
+        Raises `ValueError` naming the argument for an angle out of range and for a direction whose aperture holds
+        no panel. β is the elevation above the horizon (the zenith is β = 90°). The 300 m aperture lies wholly on
+        the reflector for β ≳ 64° (zenith angle ≲ 26°; FAST itself observes down to β = 50°), keeps fewer panels
+        below, and holds none below β ≈ 7°, where the receiving ratio would be 0/0.
+        """
         check_direction(float(alpha), float(beta))
+        if not (np.isfinite(aperture_radius) and aperture_radius > 0):
+            raise ValueError(f"aperture_radius must be a finite radius > 0 m; got {aperture_radius!r}")
         s = source_direction(alpha, beta)
+        panels = aperture_panels(geometry, s, aperture_radius)
+        if panels.size == 0 and aperture_radius != APERTURE_RADIUS:
+            raise ValueError(
+                f"aperture_radius = {float(aperture_radius):g} m leaves no panel inside the aperture for alpha = "
+                f"{float(alpha):g}, beta = {float(beta):g} degrees; the receiving ratio would be 0/0"
+            )
+        if panels.size == 0:
+            raise ValueError(
+                f"beta (elevation) = {float(beta):g} degrees (alpha = {float(alpha):g}) leaves no panel within "
+                f"{float(aperture_radius):g} m of the axis, so there is no reflector to point and the receiving ratio "
+                f"would be 0/0; beta is measured up from the horizon (the zenith is beta = 90): the aperture lies "
+                f"wholly on the reflector for beta >= about 64 and is empty below about 7"
+            )
         return cls(
             alpha=jnp.asarray(float(alpha)),
             beta=jnp.asarray(float(beta)),
             s=s,
             focus=feed_position(s, geometry.radius),
             nodes_inside=jnp.asarray(aperture_nodes(geometry, s, aperture_radius)),
-            panels_inside=jnp.asarray(aperture_panels(geometry, s, aperture_radius)),
+            panels_inside=jnp.asarray(panels),
         )
 
     def inside_ids(self, geometry: Geometry) -> list[str]:

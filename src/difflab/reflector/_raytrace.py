@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
+from ._checks import check_extensions, check_unit_vector
 from ._constants import DISC_RADIUS
 from ._geometry import Geometry
 from ._kinematics import Kinematics, node_positions
@@ -60,7 +61,8 @@ def _cap_centres(v: Float[Array, "k 3 3"], radius) -> tuple[Array, Array]:
 
 
 def projected_area(v: Float[Array, "k 3 3"], s: ArrayLike) -> Float[Array, " k"]:
-    """Area of each triangle projected on the plane perpendicular to s, m²."""
+    """Area of each triangle projected on the plane perpendicular to the unit vector s, m²."""
+    check_unit_vector(s)
     axb = jnp.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
     return 0.5 * jnp.abs(_dot(axb, s))
 
@@ -140,9 +142,16 @@ def receiving_ratio(
         shape: `"sphere"` (radius-R caps, the contest's panels) or `"flat"` (triangles).
         temperature: None for the exact indicator, or a smoothing length in m for gradients.
         kinematics: node model, see `difflab.reflector._kinematics`.
+
+    Raises:
+        ValueError: for concrete `e` that is not one finite extension per node, or a pointing whose aperture
+            holds no panel (η would be 0/0).
     """
     if shape not in ("sphere", "flat"):
         raise ValueError(f"shape must be 'sphere' or 'flat', got {shape!r}")
+    check_extensions(e, geometry.n_nodes, "e")
+    if pointing.panels_inside.size == 0:
+        raise ValueError("pointing must select at least one panel inside the aperture (η would be 0/0); got none")
     temperature = None if temperature is None else jnp.asarray(temperature, dtype=float)
     return _ratio(geometry, jnp.asarray(e), pointing, n, shape, temperature, kinematics)
 

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
+from ._checks import check_unit_vector
 from ._constants import APERTURE_RADIUS, focal_surface_radius
 from ._geometry import Geometry
 
@@ -38,12 +39,14 @@ def source_direction(alpha: ArrayLike, beta: ArrayLike) -> Float[Array, "*batch 
 
 
 def feed_position(s: ArrayLike, radius: ArrayLike = 300.4) -> Float[Array, "*batch 3"]:
-    """Centre P = -0.534 R s of the feed's receiving disc, m."""
+    """Centre P = -0.534 R s of the feed's receiving disc, m; `s` must be a unit vector (refused otherwise)."""
+    check_unit_vector(s)
     return -focal_surface_radius(1.0) * jnp.asarray(radius) * jnp.asarray(s)
 
 
 def axis_distance(points: ArrayLike, s: ArrayLike) -> Float[Array, "*batch"]:
-    """Distance |X - (X·s) s| of points from the axis through C along s, m."""
+    """Distance |X - (X·s) s| of points from the axis through C along s, m; `s` must be a unit vector."""
+    check_unit_vector(s)
     x = jnp.asarray(points)
     along = jnp.sum(x * s, axis=-1, keepdims=True)
     return jnp.linalg.norm(x - along * s, axis=-1)

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
 from ..core._protocol import AbstractProtocol
+from ._checks import check_depth, check_unit_vector
 from ._constants import APERTURE_RADIUS
 from ._geometry import Geometry
 from ._paraboloid import ideal_extensions
@@ -30,7 +31,8 @@ FAST_LATITUDE = 25.65
 
 
 def sky_track(s0: ArrayLike, t: ArrayLike, latitude: float = FAST_LATITUDE) -> Float[Array, "*t 3"]:
-    """Source direction at times t (s) for a source at s0 at t = 0 (rotation about the celestial pole)."""
+    """Source direction at times t (s) for a source at the unit vector s0 at t = 0 (rotation about the pole)."""
+    check_unit_vector(s0, "s0")
     phi = jnp.deg2rad(latitude)
     p = jnp.array([0.0, jnp.cos(phi), jnp.sin(phi)])
     s0 = jnp.asarray(s0)
@@ -54,6 +56,8 @@ class TrackingTarget(AbstractProtocol):
     taper: Float[Array, ""]
 
     def __init__(self, geometry: Geometry, s0: ArrayLike, depth: ArrayLike = 300.8, taper: ArrayLike = 2.0):
+        check_unit_vector(s0, "s0")
+        check_depth(depth, geometry.radius)
         self.geometry = geometry
         self.s0 = jnp.asarray(s0, dtype=float)
         self.depth = jnp.asarray(depth, dtype=float)

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import openpyxl
+from openpyxl.utils.exceptions import InvalidFileException
 
 from ..data._netcdf import umask
 from ._constants import MAX_EXTENSION
@@ -65,34 +68,63 @@ def write_result_xlsx(path, vertex, node_ids, positions, extension_ids, extensio
 def read_result_extensions(path, geometry: Geometry, required_ids=None) -> np.ndarray:
     """Extensions (m, one per node, 0 where not listed) from the `促动器顶端伸缩量` sheet of a result file.
 
-    Raises `ValueError` for a missing sheet, an unknown or duplicated node id, a node of `required_ids` that
-    is missing, a non-numeric value, or an extension beyond the ±0.6 m travel.
+    Raises `ValueError` naming the file (and the cell where there is one) for a file that is not a readable
+    .xlsx workbook (empty, truncated, a CSV), a missing sheet, an unknown or duplicated node id, a node of
+    `required_ids` that is missing, a value that is not a finite number (a boolean, whose TRUE/FALSE would
+    otherwise read as 1 or 0 m, included), or an extension beyond the ±0.6 m travel.
     """
-    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    if SHEET_EXTENSIONS not in book.sheetnames:
-        raise ValueError(f"{str(path)!r}: no sheet {SHEET_EXTENSIONS!r}; sheets: {book.sheetnames}")
-    rows = [r for r in book[SHEET_EXTENSIONS].iter_rows(min_row=2, values_only=True) if r and r[0] is not None]
+    where = str(path)
     known = set(geometry.node_ids)
     e = np.zeros(geometry.n_nodes)
     seen = set()
-    for name, value, *_ in rows:
+    for row, name, value in _extension_rows(path):
+        cell = f"{where!r}: sheet {SHEET_EXTENSIONS!r}"
         name = str(name).strip()
         if name not in known:
-            raise ValueError(f"{str(path)!r}: unknown node id {name!r} in sheet {SHEET_EXTENSIONS!r}")
+            raise ValueError(f"{cell}, cell A{row}: unknown node id {name!r}")
         if name in seen:
-            raise ValueError(f"{str(path)!r}: node id {name!r} listed twice")
+            raise ValueError(f"{cell}, cell A{row}: node id {name!r} listed twice")
+        if isinstance(value, bool):
+            raise ValueError(
+                f"{cell}, cell B{row}: extension of node {name!r} must be a number of metres; got the boolean "
+                f"{str(value).upper()}"
+            )
         if not isinstance(value, int | float) or not np.isfinite(value):
-            raise ValueError(f"{str(path)!r}: extension of node {name!r} is not a number: {value!r}")
+            raise ValueError(f"{cell}, cell B{row}: extension of node {name!r} is not a number: {value!r}")
         if abs(value) > MAX_EXTENSION:
             raise ValueError(
-                f"{str(path)!r}: extension of node {name!r} is {value} m, beyond the ±{MAX_EXTENSION} m travel"
+                f"{cell}, cell B{row}: extension of node {name!r} is {value} m, beyond the ±{MAX_EXTENSION} m travel"
             )
         seen.add(name)
         e[geometry.index([name])[0]] = value
     missing = [n for n in (required_ids or ()) if n not in seen]
     if missing:
-        raise ValueError(f"{str(path)!r}: {len(missing)} required node ids missing, e.g. {missing[:5]}")
+        raise ValueError(f"{where!r}: {len(missing)} required node ids missing, e.g. {missing[:5]}")
     return e
+
+
+#: What openpyxl and zipfile raise for a file that is not a complete .xlsx workbook.
+_UNREADABLE = (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, EOFError, zlib.error, SyntaxError)
+
+
+def _extension_rows(path) -> list[tuple[int, object, object]]:
+    """(row number, node id, value) of every non-empty row of the extension sheet, header excluded."""
+    where = str(path)
+    if Path(path).is_file() and Path(path).stat().st_size == 0:
+        raise ValueError(f"{where!r} is empty; expected a result.xlsx workbook")
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            if SHEET_EXTENSIONS not in book.sheetnames:
+                raise ValueError(f"{where!r}: no sheet {SHEET_EXTENSIONS!r}; sheets: {book.sheetnames}")
+            rows = book[SHEET_EXTENSIONS].iter_rows(min_row=2, values_only=True)
+            return [(i, r[0], r[1] if len(r) > 1 else None) for i, r in enumerate(rows, 2) if r and r[0] is not None]
+        finally:
+            book.close()
+    except _UNREADABLE as err:
+        reason = f"{type(err).__name__}: {err}".splitlines()[0]
+        message = f"{where!r} is not a readable .xlsx workbook (truncated, or another format?): {reason}"
+        raise ValueError(message) from None
 
 
 def write_solution_xlsx(path, geometry: Geometry, solution, *, overwrite: bool = False) -> Path:
