@@ -1,6 +1,7 @@
 """``difflab simulate``: a preset under a protocol to netCDF; bad input refused, files kept."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -77,3 +78,18 @@ def test_list_and_help():
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0
         assert "Usage: difflab " + command in result.output
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no file can be created")
+def test_unwritable_output_folder_is_refused_before_the_run():
+    result = _simulate("squid_axon", "--protocol", "step:10,1,3", "--t-end", 5, "-o", "/proc/difflab-out.nc")
+    assert result.exit_code == 2
+    assert "error: --output '/proc/difflab-out.nc' cannot be written" in result.output
+    assert "spikes" not in result.output  # refused before the simulation
+
+
+@pytest.mark.parametrize("text", ["'step:10,1,3'", '"step:10,1,3"'])
+def test_stray_quotes_in_protocol(tmp_path, text):
+    result = _simulate("squid_axon", "--protocol", text, "-o", tmp_path / "x.nc")
+    assert result.exit_code == 2
+    assert f"--protocol {text!r} has stray quotes; write it without them" in result.output

@@ -97,3 +97,11 @@ def test_progress_bar_goes_to_stderr(tmp_path):
     result = runner.invoke(app, ["validate", str(write_case(tmp_path)), "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
     assert "1/1" in result.stderr
+
+
+def test_nan_tolerance_is_refused_before_running(tmp_path):
+    case = write_case(tmp_path, text=CASE_TOML.format(rms=1e-5).replace("tolerance = 1e-05", "tolerance = nan"))
+    result = _invoke(case, "--out", tmp_path / "r")
+    assert result.exit_code == 2
+    assert f"{case}: field 'metrics.y_rms_error.tolerance' must be a finite number >= 0; got nan" in result.output
+    assert not (tmp_path / "r").exists()

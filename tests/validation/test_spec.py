@@ -37,6 +37,16 @@ def test_good_case_is_accepted(tmp_path):
         ('model = "relaxation"', "model = 3", "field 'model' must be a string; got 3"),
         ("y_rms_error = { tolerance = 1e-05 }", "y_rms_error = { }", "missing field 'metrics.y_rms_error.tolerance'"),
         ("tolerance = 1e-05", 'tolerance = "small"', "'metrics.y_rms_error.tolerance' must be a number"),
+        (
+            "tolerance = 1e-05",
+            "tolerance = nan",
+            "tolerance' must be a finite number >= 0; got nan",
+        ),
+        (
+            "tolerance = 1e-05",
+            "tolerance = -1",
+            "tolerance' must be a finite number >= 0; got -1",
+        ),
         ("tolerance = 1e-05", "tolerance = 1e-05, tol = 2", r"unknown field\(s\) \['tol'\] in 'metrics.y_rms_error'"),
         ("y_rms_error =", "v_rms_error =", r"unknown metric\(s\) \['v_rms_error'\] for kind 'test.relaxation'"),
         ("[protocol]", "[protocl]", "missing field 'protocol'"),

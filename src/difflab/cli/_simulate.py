@@ -63,10 +63,14 @@ def simulate(
         ts = _save_times(t_end, dt_save)
     except (PresetError, ValueError) as err:
         raise fail(str(err)) from None
+    _check_writable(output)
     ds = _run(model, drive, ts, preset)
     from difflab.io import write_netcdf
 
-    write_netcdf(ds, output, overwrite=overwrite)
+    try:
+        write_netcdf(ds, output, overwrite=overwrite)
+    except OSError as err:  # e.g. the folder became unwritable during the run
+        raise fail(f"--output {str(output)!r} could not be written: {err}") from None
     typer.echo(f"wrote {output}")
     for line in _summary(ds):
         typer.echo(line)
@@ -81,6 +85,16 @@ def _check_output(output: Path, overwrite: bool) -> None:
         raise fail(f"--output {str(output)!r}: a parent folder is a file")
 
 
+def _check_writable(output: Path) -> None:
+    """Refuse before the run a folder that cannot be made or written, so the result is not lost after it."""
+    from difflab.io import ensure_writable_folder
+
+    try:
+        ensure_writable_folder(output.parent)
+    except OSError as err:
+        raise fail(f"--output {str(output)!r} cannot be written: {err.strerror or err}") from None
+
+
 def _protocol(text, amplitude, start, stop):
     from difflab import Step
 
@@ -89,6 +103,11 @@ def _protocol(text, amplitude, start, stop):
     if text is not None and amplitude is not None:
         raise ValueError("give either --protocol or --amplitude/--start/--stop, not both")
     if text is not None:
+        stripped = text.strip()
+        if stripped[:1] in ("'", '"') or stripped[-1:] in ("'", '"'):
+            raise ValueError(
+                f"--protocol {text!r} has stray quotes; write it without them, e.g. --protocol step:10,10,110"
+            )
         return parse_protocol(text)
     if amplitude is not None:
         return Step(amplitude, start, stop)

@@ -23,6 +23,7 @@ the file and the field.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,11 @@ def _check_common(spec: CaseSpec) -> None:
         if "tolerance" not in entry:
             raise CaseError(f"{spec.file}: missing field '{where}.tolerance'")
         _check_type(entry["tolerance"], float, f"{where}.tolerance", spec.file)
+        # Every metric is a non-negative error: a NaN tolerance would fail silently, a negative one always.
+        if not (math.isfinite(entry["tolerance"]) and entry["tolerance"] >= 0):
+            raise CaseError(
+                f"{spec.file}: field '{where}.tolerance' must be a finite number >= 0; got {entry['tolerance']!r}"
+            )
         unknown = set(entry) - {"tolerance", "description"}
         if unknown:
             raise CaseError(f"{spec.file}: unknown field(s) {sorted(unknown)} in '{where}' (allowed: tolerance)")
