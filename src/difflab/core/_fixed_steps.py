@@ -15,7 +15,8 @@ two paths agree to rounding.
 Each step may own up to `M` save times (the most any step owns). Step `k` evaluates its dense output at `M` times
 and writes them as one slice starting at its first save index; slots beyond the ones it owns hold values that a
 later step overwrites (they belong to later steps), and the buffer has `M` spare rows at the end. The solver step is
-wrapped in `jax.checkpoint`, so reverse mode stores one state per step and recomputes the stages.
+differentiated as it is: reverse mode stores each step's stages (memory grows with the step count; forward
+mode, the cheaper for a few parameters, stores nothing).
 """
 
 from __future__ import annotations
@@ -90,7 +91,6 @@ def scan_solve(
     buffer = jax.tree.map(lambda s: jnp.zeros((ts.shape[0] + width, *s.shape), s.dtype), shapes)
     state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
 
-    @jax.checkpoint
     def one_step(tprev, tnext, y, solver_state):
         return solver.step(terms, tprev, tnext, y, args, solver_state, False)
 

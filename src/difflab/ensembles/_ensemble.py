@@ -171,7 +171,7 @@ def run_ensemble(
 
 def _simulate_member(inputs, one):
     shared, protocol, ts, options = inputs
-    ts = jnp.asarray(ts.array) if isinstance(ts, _Static) else ts
+    ts = ts.array if isinstance(ts, _Static) else ts
     return simulate(eqx.combine(one[0], shared), protocol, ts, **options)
 
 
@@ -194,24 +194,24 @@ def _shared_dt0(batch, protocol, controller):
     steps = np.asarray(steps).reshape(-1)
     if not np.all(steps == steps[0]):
         return None
-    return _default_dt0(member(batch, 0), protocol, controller)
+    step = _default_dt0(member(batch, 0), protocol, controller)
+    return float(np.asarray(step))  # a Python float: static in the compiled call, weakly typed (keeps float32)
 
 
 class _Static:
     """A concrete array as a static (hashed) argument: a constant of the compiled call, so ``simulate`` sees values."""
 
     def __init__(self, array):
-        self.array = np.asarray(array)
+        # a device array made outside the trace stays concrete inside it (one converted there would be a tracer)
+        self.array = jnp.asarray(array)
+        values = np.asarray(self.array)
+        self._key = (values.shape, values.dtype.str, values.tobytes())
 
     def __hash__(self):
-        return hash((self.array.shape, self.array.dtype.str, self.array.tobytes()))
+        return hash(self._key)
 
     def __eq__(self, other):
-        return (
-            isinstance(other, _Static)
-            and self.array.dtype == other.array.dtype
-            and np.array_equal(self.array, other.array)
-        )
+        return isinstance(other, _Static) and self._key == other._key
 
     @property
     def shape(self):
