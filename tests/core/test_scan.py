@@ -65,7 +65,8 @@ def test_gradients_match_exact_and_diffrax_loop(adjoint):
 
     def y_end(tau, loop):
         # UnrolledTsit5: diffrax.Tsit5's step is not yet differentiable inside the scan (a JAX partial-eval error)
-        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=difflab.UnrolledTsit5(), stepsize_controller=FIXED,
+        solver = difflab.UnrolledTsit5()
+        traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=solver, stepsize_controller=FIXED,
                                 dt0=0.01, adjoint=adjoint, loop=loop)  # fmt: skip
         return traj.ys["y"][-1]
 
