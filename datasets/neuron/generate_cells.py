@@ -1,8 +1,8 @@
 """Reference traces of multi-compartment cells from NEURON 9 (run in a separate environment with `neuron==9.0.2`).
 
-    python datasets/neuron/generate_cells.py [ball_and_stick] [swc] [da1_lpn]
+    python datasets/neuron/generate_cells.py [ball_and_stick] [swc] [da1_lpn] [network]
 
-Writes `ball_and_stick.nc`, `*_import3d.nc` and `da1_lpn.nc` here. Settings and provenance: README.md here.
+Writes `ball_and_stick.nc`, `*_import3d.nc`, `da1_lpn.nc`, `network.nc`. Settings and provenance: README.md here.
 """
 
 from __future__ import annotations
@@ -201,6 +201,52 @@ def da1_lpn():
     return ds
 
 
+NETWORK = {
+    "n_cells": 5,
+    "pre": [0, 0, 1, 2, 3, 1, 4],
+    "post": [1, 2, 3, 3, 4, 4, 0],
+    "weight": [0.0006, 0.0004, 0.0005, 0.0005, 0.0008, 0.0003, 0.0004],  # uS
+    "delay": [1.5, 2.5, 1.0, 2.0, 3.0, 1.25, 2.0],  # ms
+    "tau": [2.0, 3.0, 2.0, 1.5, 2.5, 2.0, 4.0],  # ms
+    "e": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -80.0],  # mV (the last one inhibitory)
+    "stimuli": [(0, 5.0, 90.0, 0.01), (2, 30.0, 40.0, 0.004)],  # cell, delay, dur, nA (0.01 nA = 10 uA/cm2)
+    "tstop": 100.0,
+}
+
+
+def network():
+    """Five hh point cells (area 100 um2) coupled by ExpSyn through NetCons with delays."""
+    p = NETWORK
+    side = float(np.sqrt(100.0 / np.pi))
+    cells = []
+    for i in range(p["n_cells"]):
+        sec = h.Section(name=f"cell{i}")
+        sec.L = sec.diam = side
+        sec.nseg, sec.cm = 1, 1.0
+        sec.insert("hh")
+        cells.append(sec)
+    keep = []
+    for k in range(len(p["pre"])):
+        syn = h.ExpSyn(cells[p["post"][k]](0.5))
+        syn.tau, syn.e = p["tau"][k], p["e"][k]
+        nc = h.NetCon(cells[p["pre"][k]](0.5)._ref_v, syn, sec=cells[p["pre"][k]])
+        nc.threshold, nc.delay, nc.weight[0] = 0.0, p["delay"][k], p["weight"][k]
+        keep.append((syn, nc))
+    sections = {f"cell{i}": sec for i, sec in enumerate(cells)}
+    stimuli = [(f"cell{i}", 0.5, d, dur, a) for i, d, dur, a in p["stimuli"]]
+    record = [f"cell{i}(0.5)" for i in range(p["n_cells"])]
+    times, V, spikes = run(sections, stimuli, record, p["tstop"], record)
+    ds = _dataset(times, V, record, spikes, _geometry(sections))
+    for key in ("pre", "post", "weight", "delay", "tau", "e"):
+        ds[f"syn_{key}"] = ("synapse", np.array(p[key]))
+    ds["syn_weight"].attrs["units"], ds["syn_delay"].attrs["units"] = "uS", "ms"
+    ds["syn_tau"].attrs["units"], ds["syn_e"].attrs["units"] = "ms", "mV"
+    ds.attrs["cell"] = "5 hh point cells, L = diam = sqrt(100/pi) um (area 100 um2), hh defaults, celsius 6.3"
+    ds.attrs["stimuli"] = "IClamp cell0 0.01 nA on [5, 95) ms, cell2 0.004 nA on [30, 70) ms (10 and 4 uA/cm2)"
+    ds.attrs["synapses"] = "ExpSyn per connection, NetCon threshold 0 mV from the presynaptic soma, delays and weights"
+    return ds
+
+
 def main(which):
     if "ball_and_stick" in which:
         ball_and_stick().to_netcdf(HERE / "ball_and_stick.nc")
@@ -210,10 +256,13 @@ def main(which):
             _, ds = swc_geometry(file)
             ds.to_netcdf(HERE / file.replace(".swc", "_import3d.nc"))
             print("wrote", file.replace(".swc", "_import3d.nc"))
+    if "network" in which:
+        network().to_netcdf(HERE / "network.nc")
+        print("wrote network.nc")
     if "da1_lpn" in which:
         da1_lpn().to_netcdf(HERE / "da1_lpn.nc")
         print("wrote da1_lpn.nc")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["ball_and_stick", "swc", "da1_lpn"])
+    main(sys.argv[1:] or ["ball_and_stick", "swc", "da1_lpn", "network"])

@@ -9,7 +9,7 @@ import pytest
 
 import difflab
 from difflab.neuron import Cell, IClamp, LeakChannel, Morphology, Region, Section, spike_times
-from difflab.neuron._cable_solver import hines_solve
+from difflab.neuron._cable_solver import cable_step, hines_solve
 
 
 @pytest.fixture(scope="module")
@@ -95,35 +95,45 @@ def test_second_order(short_run):
 
 
 def test_ball_and_stick_matches_neuron(reference):
-    """Default step (0.025 ms): spike times within 0.05 ms at the soma and the distal dendrite, V at five places."""
+    """Default step (0.025 ms): first spike within 0.05 ms at the soma and the distal dendrite, V at five places.
+
+    The whole 60 ms run is the validation case `neuron_ball_and_stick`."""
     cell = Cell.ball_and_stick()
     stim = IClamp({"soma(0.5)": difflab.Step(0.25, 5.0, 45.0), "dend(0.8)": difflab.Step(0.1, 20.0, 30.0)})
-    ts = reference["time"].values
+    ts = reference["time"].values[:721]  # 0..18 ms: the first spike at both sites
     observe, info = cell.recorder(list(reference["location"].values))
     traj = difflab.simulate(cell, stim, ts, observe=observe, observe_info=info)
     for k, loc in enumerate(reference["location"].values):
-        V_ref = reference["V"].values[:, k]
+        V_ref = reference["V"].values[:721, k]
         assert np.sqrt(np.mean((np.asarray(traj[loc]) - V_ref) ** 2)) < 0.05, loc
     for site in reference["spike_site"].values:
         ref = reference["spike_times"].sel(spike_site=site).values
-        ref = ref[np.isfinite(ref)]
+        ref = ref[np.isfinite(ref) & (ref < ts[-1])]
         got = np.asarray(spike_times(ts, traj[site]))
         got = got[np.isfinite(got)]
-        assert got.size == ref.size == 3
+        assert got.size == ref.size == 1
         assert np.max(np.abs(got - ref)) < 0.05, (site, got, ref)
 
 
-def test_gradient_wrt_regional_density(short_run):
-    """d(loss)/d(dend.gbar_na) by autodiff equals a central difference."""
-    cell, run = short_run
+def test_gradient_wrt_regional_parameters():
+    """Reverse-mode gradients of the cable step wrt densities, Ra and cm by region equal central differences."""
+    cell = Cell.ball_and_stick(nseg=5)
+    stim = IClamp({"soma(0.5)": difflab.Step(0.4, 0.0, 12.0)})
+    names = ["dend.gbar_na", "dend.gbar_k", "soma.Ra", "dend.cm"]
+    y0 = cell.initial_state()
+    y0 = {**y0, "V": y0["V"] + jnp.linspace(0.0, 30.0, 6)}  # off rest, so that every parameter matters
 
-    def loss(gna):
-        return jnp.mean(run(cell.replace(**{"dend.gbar_na": gna}), jnp.asarray(0.05))[:, -1])
+    def loss(values):
+        model = cell.replace(**dict(zip(names, values, strict=True)))
+        y1 = cable_step(model, stim, 0.0, 0.05, y0, y0["V"], 0.0)[0]
+        return jnp.sum(y1["V"] ** 2) + jnp.sum(y1["m"])
 
-    grad = jax.grad(loss)(30.0)
-    eps = 1e-3
-    fd = (loss(30.0 + eps) - loss(30.0 - eps)) / (2 * eps)
-    assert np.isfinite(grad) and grad == pytest.approx(float(fd), rel=1e-4)
+    x = jnp.array([30.0, 10.0, 100.0, 1.0])
+    grad = jax.jit(jax.grad(loss))(x)
+    for k in range(len(names)):
+        e = jnp.zeros(4).at[k].set(1e-4 * x[k])
+        fd = (loss(x + e) - loss(x - e)) / (2e-4 * x[k])
+        assert float(grad[k]) == pytest.approx(float(fd), rel=1e-5), names[k]
 
 
 def test_batch_equals_single_runs(short_run):

@@ -32,3 +32,8 @@ from ._stimulus import IClamp as IClamp
 from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
 from ._swc import SWCError as SWCError
 from ._swc import read_swc as read_swc
+from ._network import Network as Network
+from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
+from ._synapses import AbstractSynapses as AbstractSynapses
+from ._synapses import AlphaSynapses as AlphaSynapses
+from ._synapses import ExpSynapses as ExpSynapses
