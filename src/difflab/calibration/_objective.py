@@ -20,6 +20,7 @@ import optimistix as optx
 
 from ..core._model import AbstractModel
 from ..core._paths import set_paths
+from ..core._protocol import interp_rows
 from ..core._simulate import simulate
 from ._losses import AbstractLoss
 from ._transforms import AbstractTransform
@@ -55,7 +56,7 @@ class Problem(eqx.Module):
         traj = simulate(self.build(values), protocol, self.sim_ts, throw=False, observe=self.observe, **options)
         pred = {name: traj.ys[name] for name in self.names}
         if self.interpolate:
-            pred = {name: _interp(self.data_ts, self.sim_ts, y) for name, y in pred.items()}
+            pred = {name: interp_rows(self.data_ts, self.sim_ts, y) for name, y in pred.items()}
         return pred, traj.succeeded
 
     def objective(self, theta, member, adjoint=None) -> jax.Array:
@@ -69,12 +70,6 @@ class Problem(eqx.Module):
         protocol, data, mask = member
         pred, _ = self.predict(self.physical(theta), protocol, adjoint)
         return self.loss.residuals(pred, data, mask)
-
-
-def _interp(t_new, t_old, y):
-    flat = y.reshape(y.shape[0], -1)
-    out = jax.vmap(lambda col: jnp.interp(t_new, t_old, col), in_axes=1, out_axes=1)(flat)
-    return out.reshape((t_new.shape[0], *y.shape[1:]))
 
 
 class OptaxAdapter(eqx.Module):

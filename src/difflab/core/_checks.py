@@ -69,11 +69,11 @@ Checks = Mapping[str, tuple[jax.Array, jax.Array]]
 
 def _first_failure(checks: Checks) -> str | None:
     """The message of the first failing concrete check, with the offending value and member."""
-    for message, (ok, value) in checks.items():
-        ok = np.asarray(ok)
+    for message, (passed, checked) in checks.items():
+        ok = np.asarray(passed)
         if ok.all():
             continue
-        value = np.broadcast_to(np.asarray(value), ok.shape) if np.ndim(value) <= ok.ndim else np.asarray(value)
+        value = np.broadcast_to(np.asarray(checked), ok.shape) if np.ndim(checked) <= ok.ndim else np.asarray(checked)
         if ok.ndim == 0:
             return f"{message}; got {value.item() if value.ndim == 0 else value}"
         index = np.argwhere(~ok)

@@ -64,6 +64,25 @@ class AbstractModel(eqx.Module):
         """The initial step (``None`` lets an adaptive controller choose)."""
         return None
 
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """The model's physical constraints on its parameters, `{"<name> must be <expected>": (ok, value)}`.
+
+        `ok` is a boolean array, true where the constraint holds (the batch shape for a batch of models). These
+        checks are the one source of truth for parameters: they run eagerly on concrete values (construction,
+        `replace`, [`difflab.make_batch`][], [`difflab.simulate`][]) and, on traced values, inside
+        [`difflab.simulate`][] as `eqx.error_if` or as a failed member of an ensemble. The default checks that
+        every floating parameter is finite.
+        """
+        import jax.numpy as jnp
+
+        from ._paths import iter_parameters
+
+        names = {path: alias for alias, path in self.aliases.items()}
+        return {
+            f"{names.get(path, path)} must be finite": (jnp.isfinite(value), value)
+            for path, value in iter_parameters(self)
+        }
+
     def linear_estimate(
         self, paths: tuple[str, ...], protocol: Any, ts: Array, data: dict[str, Array], mask: dict[str, Array]
     ) -> dict[str, float] | None:
@@ -105,18 +124,11 @@ class AbstractModel(eqx.Module):
 
         Values keep the dtype of the field they replace (a float32 model stays float32).
         """
-        import jax.numpy as jnp
+        from ._checks import raise_if_unphysical
+        from ._paths import set_paths
 
-        from ._paths import get_path, where_path
-
-        model = self
-        for name, value in values.items():
-            path = self.resolve(name)
-            old = get_path(model, path)
-            new = jnp.asarray(value, dtype=old.dtype)
-            if new.shape != old.shape:
-                new = jnp.broadcast_to(new, old.shape) if new.ndim == 0 else new
-            model = eqx.tree_at(where_path(path), model, new)
+        model = set_paths(self, {self.resolve(name): value for name, value in values.items()})
+        raise_if_unphysical(model.physical_checks())
         return model
 
     def check_state(self, y: PyTree) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import equinox as eqx
 import jax
@@ -48,7 +48,7 @@ def where_path(dotted: str):
     return lambda module: get_path(module, dotted)
 
 
-def set_paths(module, values: dict[str, object]):
+def set_paths(module, values: Mapping[str, object]):
     """`module` with the array at each dotted path replaced by `values[path]`, cast to the old array's dtype.
 
     The one way a parameter is set by name (`AbstractModel.replace`, [`difflab.make_batch`][], the calibration

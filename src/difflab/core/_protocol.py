@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
@@ -136,7 +137,7 @@ class AbstractInterpolated(AbstractProtocol):
         self.spacing = sample_spacing(self.times)
 
     def __call__(self, t: ArrayLike) -> Array:
-        return _interp(t, self.times, self.values)
+        return interp_rows(t, self.times, self.values)
 
     def time_scale(self) -> float:
         """The shortest sample spacing (for a uniform grid, its span over the number of intervals)."""
@@ -189,7 +190,7 @@ class Sampled(AbstractInterpolated):
 
     def __call__(self, t: ArrayLike) -> Array:
         if self.mode == "linear":
-            return _interp(t, self.times, self.values)
+            return interp_rows(t, self.times, self.values)
         index = jnp.clip(jnp.searchsorted(self.times, t, side="right") - 1, 0, self.times.shape[0] - 1)
         return self.values[index]
 
@@ -244,13 +245,15 @@ def min_concrete(x) -> float:
     return float(values.min()) if values.size else np.inf
 
 
-def _interp(t: ArrayLike, times: Array, values: Array) -> Array:
-    """Linear interpolation along the first axis of `values` (clamped at the ends)."""
-    if values.ndim == 1:
-        return jnp.interp(t, times, values)
+def interp_rows(t: ArrayLike, times: Array, values: Array) -> Array:
+    """Linear interpolation of the rows of `values` (first axis on `times`) at `t`, clamped at the ends.
+
+    The result has shape `t.shape + values.shape[1:]`; used by `Sampled(mode="linear")` (scalar `t`) and by the
+    calibration objective to carry a simulated grid onto the data times (vector `t`).
+    """
     flat = values.reshape(values.shape[0], -1)
-    out = jnp.stack([jnp.interp(t, times, flat[:, j]) for j in range(flat.shape[1])])
-    return out.reshape(values.shape[1:])
+    out = jax.vmap(lambda column: jnp.interp(t, times, column), in_axes=1, out_axes=-1)(flat)
+    return out.reshape(jnp.shape(t) + values.shape[1:])
 
 
 def _check_samples(times: ArrayLike, values: ArrayLike) -> tuple[Array, Array]:

@@ -28,9 +28,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core._backend import STRATEGIES, check_strategy, default_loop, default_strategy
-from ..core._checks import is_concrete
+from ..core._checks import is_concrete, raise_if_unphysical
 from ..core._model import AbstractModel
-from ..core._paths import get_path, where_path
+from ..core._paths import get_path, set_paths
 from ..core._simulate import _default_dt0, simulate
 from ..core._trajectory import Trajectory
 from ._sharding import run_members
@@ -47,7 +47,7 @@ def stack(models: Sequence[AbstractModel]) -> AbstractModel:
         raise ValueError("stack needs at least one model")
     structure = jax.tree.structure(models[0])
     for i, m in enumerate(models[1:], 1):
-        if jax.tree.structure(m) != structure:
+        if jax.tree.structure(m) != structure:  # type: ignore[operator]  # PyTreeDef compares by value
             raise ValueError(f"models[{i}] differs in structure from models[0]; only parameter values may differ")
     return jax.tree.map(lambda *xs: jnp.stack(xs), *models)
 
@@ -104,11 +104,14 @@ def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
         raise ValueError(f"make_batch values must share one leading member axis; got lengths {sizes}")
     n = next(iter(sizes.values()))
     batch = jax.tree.map(lambda x: jnp.broadcast_to(x, (n, *jnp.shape(x))), model)
+    per_member = {}
     for name, value in arrays.items():
         path = model.resolve(name)
         old = get_path(model, path)
-        value = jnp.broadcast_to(value.reshape(n, *([1] * old.ndim)) if value.ndim == 1 else value, (n, *old.shape))
-        batch = eqx.tree_at(where_path(path), batch, value.astype(old.dtype))
+        value = value.reshape(n, *([1] * old.ndim)) if value.ndim == 1 else value
+        per_member[path] = jnp.broadcast_to(value, (n, *old.shape))
+    batch = set_paths(batch, per_member)
+    raise_if_unphysical(batch.physical_checks())  # names the parameter and the first failing member
     return batch
 
 
