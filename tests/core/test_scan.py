@@ -60,12 +60,11 @@ def test_step_count_uses_the_resolved_dt0():
 
 
 @pytest.mark.parametrize("adjoint", [diffrax.RecursiveCheckpointAdjoint(), diffrax.ForwardMode()])
-def test_gradients_match_exact_and_diffrax_loop(adjoint):
+@pytest.mark.parametrize("solver", [difflab.UnrolledTsit5(), diffrax.Tsit5()], ids=["UnrolledTsit5", "Tsit5"])
+def test_gradients_match_exact_and_diffrax_loop(adjoint, solver):
     ts = jnp.linspace(0.0, 4.0, 5)
 
     def y_end(tau, loop):
-        # UnrolledTsit5: diffrax.Tsit5's step is not yet differentiable inside the scan (a JAX partial-eval error)
-        solver = difflab.UnrolledTsit5()
         traj = difflab.simulate(Relaxation(tau=tau), None, ts, solver=solver, stepsize_controller=FIXED,
                                 dt0=0.01, adjoint=adjoint, loop=loop)  # fmt: skip
         return traj.ys["y"][-1]
@@ -80,6 +79,7 @@ def test_gradients_match_exact_and_diffrax_loop(adjoint):
         np.testing.assert_allclose(value, exact, rtol=1e-8)
 
 
+@pytest.mark.slow
 def test_hh_gradient_matches_finite_differences():
     ts = jnp.linspace(0.0, 15.0, 61)
 

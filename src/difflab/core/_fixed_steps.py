@@ -34,22 +34,35 @@ import numpy as np
 SCAN_ADJOINTS = (diffrax.RecursiveCheckpointAdjoint, diffrax.DirectAdjoint, diffrax.ForwardMode)
 
 
+def for_adjoint(solver: diffrax.AbstractSolver, adjoint: diffrax.AbstractAdjoint) -> diffrax.AbstractSolver:
+    """`solver` ready to be differentiated inside the scan with `adjoint`.
+
+    diffrax's Runge–Kutta solvers run their stages as a checkpointed scan by default, which has a custom VJP that
+    forward mode cannot enter; under `diffrax.ForwardMode` diffrax itself switches them to a plain `lax.scan`
+    (`scan_kind="lax"`), and so does the scan loop here.
+    """
+    runge_kutta = isinstance(solver, diffrax.AbstractRungeKutta | diffrax.AbstractSRK)
+    if isinstance(adjoint, diffrax.ForwardMode) and runge_kutta and getattr(solver, "scan_kind", None) is None:
+        return eqx.tree_at(lambda s: s.scan_kind, solver, "lax", is_leaf=lambda x: x is None)
+    return solver
+
+
 def step_grid(t0: float, t1: float, dt0: float, dtype) -> np.ndarray:
     """The step boundaries diffrax's `ConstantStepSize` takes from `t0` to `t1` (numpy, in the time `dtype`)."""
     dtype = np.dtype(dtype)
-    t0, t1, dt = (np.asarray(x, dtype) for x in (t0, t1, dt0))
-    n = int(np.ceil((t1 - t0) / np.nextafter(dt, dtype.type(np.inf))))
+    start, stop, dt = (np.asarray(x, dtype) for x in (t0, t1, dt0))
+    n = int(np.ceil((stop - start) / np.nextafter(dt, dtype.type(np.inf))))
     k = np.arange(n + 1)
-    grid = t0 + (t1 - t0) * (k.astype(dtype) / dtype.type(max(n, 1)))
+    grid = start + (stop - start) * (k.astype(dtype) / dtype.type(max(n, 1)))
     grid = grid.astype(dtype)
     if n >= 1:
-        grid[1] = t0 + dt
-    grid[-1] = t1
-    floor = t1
-    for _ in range(100):  # diffrax's clip floor: 100 ulp below t1
+        grid[1] = start + dt
+    grid[-1] = stop
+    floor = stop
+    for _ in range(100):  # diffrax's clip floor: 100 ulp below stop
         floor = np.nextafter(floor, dtype.type(-np.inf))
-    grid = np.where(grid > floor, t1, np.minimum(grid, t1)).astype(dtype)
-    end = int(np.argmax(grid == t1))  # diffrax stops at the first step that reaches t1
+    grid = np.where(grid > floor, stop, np.minimum(grid, stop)).astype(dtype)
+    end = int(np.argmax(grid == stop))  # diffrax stops at the first step that reaches t1
     return grid[: max(end, 1) + 1]
 
 
@@ -78,7 +91,7 @@ def scan_solve(
     args: Any,
     fn: Callable,
     throw: bool,
-) -> tuple[Any, Any, diffrax.RESULTS, dict[str, Any]]:
+) -> tuple[Any, Any, Any, dict[str, Any]]:
     """Solve over the fixed `grid` and save `fn(t, y, args)` at `ts`: `(ts, ys, result, stats)` like diffrax's."""
     terms = diffrax.ODETerm(vector_field)
     dtype = grid.dtype

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +12,12 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
 from ._backend import default_loop
-from ._checks import check_finite, check_increasing, is_concrete
-from ._fixed_steps import SCAN_ADJOINTS, scan_solve, step_grid
+from ._checks import check_finite, check_increasing, is_concrete, physical_flag, raise_if_unphysical
+from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, scan_solve, step_grid
 from ._model import AbstractModel, StateInfo
 from ._protocol import AbstractProtocol
 from ._trajectory import Trajectory
+from ._versions import package_version
 
 #: Default bound on the number of solver steps (enough for 1.1 s of HH at 0.025 ms steps).
 DEFAULT_MAX_STEPS = 2**17
@@ -94,6 +93,13 @@ def simulate(
         model.check_state(y0)
         for name, value in y0.items():
             check_finite(value, f"y0[{name!r}]")
+    # physical parameters: refused now when concrete; when traced, raised in the compiled program (throw) or the
+    # member fails (its values NaN, succeeded false) without stopping the rest of an ensemble
+    checks = model.physical_checks()
+    raise_if_unphysical(checks)
+    physical = None
+    if not is_concrete([ok for ok, _ in checks.values()]):
+        y0, physical = physical_flag(checks, y0, throw=throw)
     solver = model.default_solver() if solver is None else solver
     controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
     if dt0 is not None and is_concrete(dt0):
@@ -111,17 +117,18 @@ def simulate(
     grid = _scan_grid(loop, controller, adjoint, dt0, ts, max_steps)
     if grid is not None:
         sol_ts, ys, result, stats = scan_solve(
-            solver, _vector_field, grid, np.asarray(ts), y0, (model, protocol), save_fn, throw
+            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(ts), y0, (model, protocol), save_fn, throw
         )
         sol = _Solution(sol_ts, ys, result, stats)
     else:
         sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, throw)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
         _check_finite_solution(sol.ts, sol.ys)
+    ys = sol.ys if physical is None else jax.tree.map(lambda v: jnp.where(physical, v, jnp.nan), sol.ys)
     time_info = StateInfo("time", model.time_units, "time")
     return Trajectory(
         ts=sol.ts,
-        ys=sol.ys,
+        ys=ys,
         result=sol.result,
         stats={k: v for k, v in sol.stats.items() if k.startswith("num_")},
         variables=(time_info, *variables),
@@ -274,10 +281,10 @@ def _provenance(solver, controller, dt0, y0, loop) -> tuple[tuple[str, str], ...
     dtype = str(leaves[0].dtype) if leaves else "unknown"
     inner = getattr(controller, "controller", controller)
     attrs = {
-        "difflab_version": _version("difflab"),
+        "difflab_version": package_version("difflab"),
         "jax_version": jax.__version__,
-        "diffrax_version": _version("diffrax"),
-        "equinox_version": _version("equinox"),
+        "diffrax_version": package_version("diffrax"),
+        "equinox_version": package_version("equinox"),
         "solver": type(solver).__name__,
         "stepsize_controller": type(inner).__name__,
         "rtol": _fmt(getattr(inner, "rtol", None)),
@@ -295,11 +302,3 @@ def _fmt(x) -> str:
     if is_concrete(x):
         return np.format_float_positional(float(np.asarray(x)), trim="-")
     return "traced"
-
-
-@functools.cache
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"

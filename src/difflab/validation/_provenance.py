@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime
-import importlib.metadata
 import platform
 import subprocess
 import sys
 from pathlib import Path
 
+from ..core._versions import package_version
 from ..data._resources import resource_dir
 
 _PACKAGES = ("difflab", "jax", "jaxlib", "diffrax", "equinox", "numpy", "xarray", "matplotlib")
@@ -18,11 +18,11 @@ def run_provenance() -> dict[str, str]:
     """Versions of difflab and its numerical stack, Python, platform, JAX backend, UTC time, git commit."""
     import jax
 
-    info = {f"{name}_version": _version(name) for name in _PACKAGES}
+    info = {f"{name}_version": package_version(name) for name in _PACKAGES}
     info["python_version"] = sys.version.split()[0]
     info["platform"] = platform.platform()
     info["jax_backend"] = jax.default_backend()
-    info["jax_x64"] = str(bool(jax.config.jax_enable_x64))
+    info["jax_x64"] = str(bool(jax.config.read("jax_enable_x64")))
     info["created_utc"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     info["git_commit"] = git_commit() or "not a git checkout"
     return info
@@ -55,10 +55,3 @@ def checkout_root() -> Path | None:
 def _git(root: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True)
     return out.stdout.strip()
-
-
-def _version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
