@@ -29,26 +29,29 @@ def final(traj):
     return traj.ys["y"][-1]
 
 
+@pytest.mark.slow
 def test_sweep_on_a_local_cluster_of_two_worker_processes(tmp_path):
     # one cluster for every check (starting one costs more than the checks): 2 processes of 1 thread each
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
-        equal_to_the_local_run_and_compiled_once_per_worker(client, tmp_path / "equal")
-        a_worker_killed_mid_chunk_loses_nothing(client, tmp_path / "killed")
+        # one problem for both checks, so that the workers compile it once: `final` plus 0.0 until `arm` exists
+        arm = tmp_path / "arm"
+        obs = {"final": (stalling_final(arm), "mV")}
+        local = sweep(Decay(), None, TS, DESIGN, obs, chunk_size=4, directory=tmp_path / "local").load()
+        exact = (local["y0"] * np.exp(-local["k"] * 2.0)).transpose("k", "y0")
+        np.testing.assert_allclose(local["final"], exact, rtol=1e-5)
+        equal_to_the_local_run_and_compiled_once_per_worker(client, obs, local, tmp_path / "equal")
+        a_worker_killed_mid_chunk_loses_nothing(client, obs, local, arm, tmp_path / "killed")
         workers_of_another_difflab_version_are_refused(client, tmp_path / "version")
         a_folder_the_workers_cannot_see_is_refused(client, tmp_path / "unshared")
         the_cli_runs_on_a_scheduler(client, tmp_path / "cli")
 
 
-def equal_to_the_local_run_and_compiled_once_per_worker(client, tmp_path):
-    obs = {"final": (final, "mV")}
-    local = sweep(Decay(), None, TS, DESIGN, obs, chunk_size=4, directory=tmp_path / "local").load()
+def equal_to_the_local_run_and_compiled_once_per_worker(client, obs, local, tmp_path):
     remote = sweep(Decay(), None, TS, DESIGN, obs, chunk_size=4, directory=tmp_path / "cluster", client=client)
     xr.testing.assert_identical(remote.load(), local)  # values, coordinates and attributes, bit for bit
-    exact = (local["y0"] * np.exp(-local["k"] * 2.0)).transpose("k", "y0")
-    np.testing.assert_allclose(local["final"], exact, rtol=1e-5)
     files = sorted(p.name for p in (tmp_path / "cluster").iterdir())
     assert files == [f"chunk_{i:05d}.nc" for i in range(4)]  # no marker, no private folder left
     for worker, report in client.run(worker_report).items():
@@ -61,7 +64,7 @@ def equal_to_the_local_run_and_compiled_once_per_worker(client, tmp_path):
 
 
 def stalling_final(arm):
-    """``final`` plus 0.0 from a host callback; the first chunk to find the file ``arm`` claims it and hangs there."""
+    """`final` plus 0.0 from a host callback; the first chunk to find the file `arm` claims it and hangs there."""
 
     def callback(y):
         try:
@@ -79,16 +82,12 @@ def stalling_final(arm):
     return stalling
 
 
-def a_worker_killed_mid_chunk_loses_nothing(client, tmp_path):
-    tmp_path.mkdir()
-    arm = tmp_path / "arm"
-    obs = {"final": (stalling_final(arm), "mV")}
-    local = sweep(Decay(), None, TS, DESIGN, obs, chunk_size=4, directory=tmp_path / "local").load()
+def a_worker_killed_mid_chunk_loses_nothing(client, obs, local, arm, tmp_path):
     arm.write_text("")
     killed = []
 
     def kill_the_stalled_worker():
-        pid_file = tmp_path / "stalled_pid"
+        pid_file = arm.parent / "stalled_pid"
         deadline = time.monotonic() + 60
         while not pid_file.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -159,14 +158,14 @@ def the_cli_runs_on_a_scheduler(client, tmp_path):
     config = tmp_path / "sweep.toml"
     config.write_text(
         'protocol = "step:10,10,110"\n[model]\npreset = "hodgkin_huxley/squid_axon"\n[time]\nend = 30.0\ndt = 0.5\n'
-        "[design]\ntype = 'grid'\n[design.parameters]\ngNa = [100.0, 120.0, 140.0]\n"
+        "[design]\ntype = 'grid'\n[design.parameters]\ngNa = [100.0, 120.0, 140.0]\n"  # one chunk: one worker compiles
         "[observables]\nspikes = { kind = 'spike_count', variable = 'V' }\n"
-        "[output]\ndirectory = 'out'\nchunk_size = 2\n"
+        "[output]\ndirectory = 'out'\nchunk_size = 3\n"
     )
     runner = CliRunner()
     result = runner.invoke(app, ["sweep", str(config), "--scheduler", client.scheduler.address])
     assert result.exit_code == 0, result.output
-    ds = xr.open_mfdataset(sorted((tmp_path / "out").glob("chunk_*.nc")), combine="nested", concat_dim="sample")
+    ds = xr.open_mfdataset(sorted((tmp_path / "out").glob("chunk_*.nc")), combine="nested", concat_dim="sample").load()
     assert ds.sizes["sample"] == 3 and int(ds["solver_ok"].sum()) == 3
     # squid axon: first spike at 11.90 ms (NEURON), then about every 14 ms (70 Hz): 2 spikes by 30 ms
     assert int(ds["spikes"].where(ds["gNa"] == 120.0, drop=True).item()) == 2

@@ -1,31 +1,51 @@
-"""``difflab sweep CONFIG.toml``: a parameter study of a model preset (see examples/sweep_hh.toml).
+"""`difflab sweep CONFIG.toml`: a parameter study of a model preset (see examples/sweep_hh.toml).
 
-Config tables: ``[model]`` and ``protocol`` as for ``difflab fit``; ``[time]`` (``end``, ``dt``:
-save grid from 0); ``[design]`` with ``type`` = ``"grid"`` (``[design.parameters]``: a list of
-values or ``{start, stop, num}`` per name) or ``"random"`` / ``"lhs"`` / ``"sobol"`` (``n``,
-``seed``, ``[design.bounds]`` name = ``[lo, hi]``, optional ``log = [names]``);
-``[observables]`` name = ``{kind, variable, window}`` with kind ``final``, ``max``, ``min``,
-``mean``, ``spike_count`` or ``firing_rate`` (Hz, needs ``window = [t0, t1]``); ``[output]``
-(``directory`` for chunk files, ``chunk_size``).
+Config tables: `[model]` and `protocol` as for `difflab fit`; `[time]` (`end`, `dt`:
+save grid from 0); `[design]` with `type` = `"grid"` (`[design.parameters]`: a list of
+values or `{start, stop, num}` per name) or `"random"` / `"lhs"` / `"sobol"` (`n`,
+`seed`, `[design.bounds]` name = `[lo, hi]`, optional `log = [names]`);
+`[observables]` name = `{kind, variable, window}` with kind `final`, `max`, `min`,
+`mean`, `spike_count` or `firing_rate` (Hz, needs `window = [t0, t1]`); `[output]`
+(`directory` for chunk files, `chunk_size`). `--scheduler ADDRESS` runs the chunks on the
+workers of a Dask cluster (the directory must be shared with them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
-from ._common import check_keys, config_float, config_int, fail
-from ._fit import _path, _required, load_model_and_protocol, read_config
+from ._common import (
+    check_keys,
+    config_float,
+    config_int,
+    fail,
+    load_model_and_protocol,
+    read_config,
+    required,
+    resolve_path,
+)
 
 
 def sweep(
     config: Annotated[Path, typer.Argument(help="TOML file describing the study (see examples/sweep_hh.toml).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Address of a Dask scheduler (tcp://host:8786): the chunks run on its workers, which "
+            "must see [output] directory at the same path."
+        ),
+    ] = None,
+    scheduler_timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the scheduler to answer.", min=0.1)
+    ] = 10.0,
 ) -> None:
     """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""
-    from ..ensembles._sweep import sweep as run_sweep
+    from difflab import sweep as run_sweep
 
     spec, base = read_config(config)
     try:
@@ -35,50 +55,63 @@ def sweep(
     except ValueError as err:
         raise fail(str(err)) from None
     out = spec.get("output", {})
-    directory = _path(base, out.get("directory"))
+    directory = resolve_path(base, out.get("directory"))
     if directory is None:
         raise fail("[output] needs 'directory' (one netCDF file per chunk is written there)")
     try:
         model, protocol = load_model_and_protocol(spec)
-        time = _required(spec, "time", "config")
-        _required(time, "end", "time"), _required(time, "dt", "time")
+        time = required(spec, "time", "config")
+        required(time, "end", "time"), required(time, "dt", "time")
         end, dt = config_float(time, "end", "time"), config_float(time, "dt", "time")
         if not (end > 0 and 0 < dt <= end):
             raise ValueError(f"[time] needs end > 0 and 0 < dt <= end (ms); got end = {end}, dt = {dt}")
         ts = np.linspace(0.0, end, round(end / dt) + 1)
-        design = make_design(_required(spec, "design", "config"))
-        observables = {name: make_observable(name, o) for name, o in _required(spec, "observables", "config").items()}
-        ds = run_sweep(model, protocol, ts, design, observables, directory=directory,
-                       chunk_size=config_int(out, "chunk_size", "output", 1024, minimum=1))  # fmt: skip
+        design = make_design(required(spec, "design", "config"))
+        observables = {name: make_observable(name, o) for name, o in required(spec, "observables", "config").items()}
+        chunk_size = config_int(out, "chunk_size", "output", 1024, minimum=1)
+        if scheduler is None:
+            ds = run_sweep(model, protocol, ts, design, observables, directory=directory, chunk_size=chunk_size)
+        else:
+            ds = _on_scheduler(scheduler, scheduler_timeout, run_sweep, model, protocol, ts, design, observables,
+                               directory=directory.absolute(), chunk_size=chunk_size)  # fmt: skip
     except (ValueError, KeyError, TypeError) as err:
-        raise fail(str(err).strip("'\"")) from None
+        raise fail(str(err).strip("'\"").replace("client: ", "--scheduler: ")) from None
     typer.echo(f"wrote {len(list(directory.glob('chunk_*.nc')))} chunk file(s) to {directory}")
     typer.echo(str(ds))
 
 
+def _on_scheduler(address: str, timeout: float, run_sweep, *args, **kwargs):
+    """Run the sweep on the cluster of the scheduler at `address`, closing the connection after."""
+    from ..ensembles._cluster import connect
+
+    client, _ = connect(address, timeout)
+    with client:
+        return run_sweep(*args, client=client, **kwargs)
+
+
 def make_design(spec: dict[str, Any]):
     """A design from its TOML table."""
-    from ..ensembles._designs import Grid, LatinHypercube, RandomDesign, Sobol
+    from difflab import Grid, LatinHypercube, RandomDesign, Sobol
 
     kind = spec.get("type", "grid")
     if kind == "grid":
         values = {}
-        for name, v in _required(spec, "parameters", "design").items():
+        for name, v in required(spec, "parameters", "design").items():
             values[name] = np.linspace(v["start"], v["stop"], int(v["num"])) if isinstance(v, dict) else v
         return Grid(**values)
-    classes = {"random": RandomDesign, "lhs": LatinHypercube, "sobol": Sobol}
+    classes: dict[str, Callable[..., Any]] = {"random": RandomDesign, "lhs": LatinHypercube, "sobol": Sobol}
     if kind not in classes:
         raise ValueError(f"[design] type must be 'grid', 'random', 'lhs' or 'sobol'; got {kind!r}")
-    bounds = {k: tuple(v) for k, v in _required(spec, "bounds", "design").items()}
-    n = int(_required(spec, "n", "design"))
+    bounds = {k: tuple(v) for k, v in required(spec, "bounds", "design").items()}
+    n = int(required(spec, "n", "design"))
     return classes[kind](n, bounds, seed=int(spec.get("seed", 0)), log=tuple(spec.get("log", ())))
 
 
 def make_observable(name: str, spec: dict[str, Any]):
-    """``(fn, units)`` of one observable from its TOML table."""
+    """`(fn, units)` of one observable from its TOML table."""
     import jax.numpy as jnp
 
-    kind = _required(spec, "kind", f"observables.{name}")
+    kind = required(spec, "kind", f"observables.{name}")
     var = spec.get("variable", "V")
     reducers = {"final": lambda y: y[-1], "max": jnp.max, "min": jnp.min, "mean": jnp.mean}
     if kind in reducers:

@@ -1,6 +1,8 @@
 """Ensembles and parameter studies: batches of models, strategies per backend, sharding over devices, sweeps and
 their designs."""
 
+from ._cluster import ClusterError as ClusterError
+from ._cluster import worker_report as worker_report
 from ._designs import Grid as Grid
 from ._designs import LatinHypercube as LatinHypercube
 from ._designs import RandomDesign as RandomDesign

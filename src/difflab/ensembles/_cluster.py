@@ -33,9 +33,11 @@ CONNECT_TIMEOUT_S = 10.0
 #: Studies (problems) a worker keeps unpickled, most recent last.
 _KEEP = 4
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-# per worker process: unpickled problems by study token, and what the worker did (read by tests and users
-# through `client.run(worker_report)`)
+# per worker process: unpickled problems by the sha256 of their pickle (the same bytes are the same problem, so
+# a later call reuses its compiled code), the calls whose checks passed here, and what the worker did (read by
+# tests and users through `client.run(worker_report)`)
 _PROBLEMS: dict[str, Any] = {}
+_CHECKED: set[str] = set()
 _REPORT: dict[str, Any] = {"compiles": 0, "chunks": []}
 _LISTENING: list[bool] = []
 
@@ -46,9 +48,9 @@ class ClusterError(ValueError):
 
 
 def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
-    """A `distributed.Client` from ``client`` (a client, or a scheduler address) and whether we opened it.
+    """A `distributed.Client` from `client` (a client, or a scheduler address) and whether we opened it.
 
-    ``timeout``: seconds to wait for the scheduler (default `CONNECT_TIMEOUT_S`).
+    `timeout`: seconds to wait for the scheduler (default `CONNECT_TIMEOUT_S`).
     """
     timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
     try:
@@ -75,7 +77,7 @@ def expected_worker() -> tuple[str, bool]:
     """What every worker must match: this process's difflab version and float64 mode."""
     import difflab
 
-    return str(difflab.__version__), bool(jax.config.jax_enable_x64)
+    return str(difflab.__version__), bool(jax.config.read("jax_enable_x64"))
 
 
 def worker_facts(marker: str, token: str) -> dict[str, Any]:
@@ -89,7 +91,7 @@ def worker_facts(marker: str, token: str) -> dict[str, Any]:
 
 
 def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, bool], folder: Path) -> None:
-    """Raise [`ClusterError`][] if ``worker`` differs from this process or does not see ``folder``."""
+    """Raise `ClusterError` if `worker` differs from this process or does not see `folder`."""
     version, x64 = expected
     if facts["version"] != version:
         raise ClusterError(
@@ -123,7 +125,9 @@ def check_workers(client: Any, folder: Path, marker: Path, token: str, expected:
 
 
 def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, progress) -> None:
-    """Compute the chunks ``todo`` (``[(i, indices), ...]``) on the cluster into ``folder``."""
+    """Compute the chunks `todo` (`[(i, indices), ...]`) on the cluster into `folder`."""
+    import hashlib
+
     import cloudpickle
     from distributed import as_completed
     from distributed.client import FutureCancelledError
@@ -138,11 +142,12 @@ def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, pro
         expected = expected_worker()
         check_workers(client, folder, marker, token, expected)
         blob = cloudpickle.dumps(problem)  # once: every task carries these bytes, not a new pickle
-        futures = {
-            client.submit(_chunk_task, token, blob, expected, i, idx, {k: v[idx] for k, v in points.items()},
-                          size, attrs, str(folder), key=f"difflab-chunk-{i:05d}-{token[:12]}"): i
-            for i, idx in todo
-        }  # fmt: skip
+        problem_key = hashlib.sha256(blob).hexdigest()
+        futures = {}
+        for i, idx in todo:
+            values = {k: v[idx] for k, v in points.items()}
+            args = (token, problem_key, blob, expected, i, idx, values, size, attrs, str(folder))
+            futures[client.submit(_chunk_task, *args, key=f"difflab-chunk-{i:05d}-{token[:12]}")] = i
         bar = tqdm(total=len(todo), desc="sweep", disable=None if progress is None else not progress)
         if not bar.disable:
             bar.write(f"Dask dashboard: {client.dashboard_link}")
@@ -165,8 +170,8 @@ def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, pro
             client.close()
 
 
-def _chunk_task(token, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:
-    """One chunk on a worker: check the worker once per study, compute, publish the file."""
+def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:
+    """One chunk on a worker: check the worker once per call, unpickle the problem once, compute, publish."""
     from distributed import get_worker
 
     from ._sweep import _run_chunk, chunk_path, finish_chunk
@@ -174,12 +179,14 @@ def _chunk_task(token, blob, expected, i, idx, values, size, attrs, folder) -> d
     _listen_for_compiles()
     folder = Path(folder)
     worker = get_worker().address
-    if token not in _PROBLEMS:
+    if token not in _CHECKED:  # a worker that joined after the client's check
         refuse_mismatch(worker, worker_facts(str(folder / f".difflab-marker-{token}"), token), expected, folder)
-        _PROBLEMS[token] = pickle.loads(blob)
+        _CHECKED.add(token)
+    if key not in _PROBLEMS:
+        _PROBLEMS[key] = pickle.loads(blob)
         while len(_PROBLEMS) > _KEEP:
             _PROBLEMS.pop(next(iter(_PROBLEMS)))
-    model, protocol, ts, obs, ensemble_kwargs = _PROBLEMS[token]
+    model, protocol, ts, obs, ensemble_kwargs = _PROBLEMS[key]
     before = _REPORT["compiles"]
     ds = finish_chunk(_run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs), attrs, i)
     private = folder / f".difflab-{token[:12]}-{socket.gethostname()}-{os.getpid()}"
@@ -190,7 +197,7 @@ def _chunk_task(token, blob, expected, i, idx, values, size, attrs, folder) -> d
 
 
 def _publish(ds, path: Path, private: Path) -> None:
-    """Write ``ds`` completely in ``private``, then rename it to ``path`` (atomic on one file system).
+    """Write `ds` completely in `private`, then rename it to `path` (atomic on one file system).
 
     The private folder keeps writers on different hosts apart: the cleanup of a local atomic write
     judges temporaries by process id, which means nothing for another host's process.
@@ -209,7 +216,7 @@ def _listen_for_compiles() -> None:
     if _LISTENING:
         return
 
-    def count(event: str, duration: float, **kwargs: Any) -> None:
+    def count(event: str, duration_secs: float, **kwargs: str | int) -> None:
         if event == _COMPILE_EVENT:
             _REPORT["compiles"] += 1
 
@@ -220,7 +227,7 @@ def _listen_for_compiles() -> None:
 def worker_report() -> dict[str, Any]:
     """What this worker process did: XLA compilations so far, and per chunk those it caused.
 
-    Run it on every worker with ``client.run(worker_report)``: after the first chunk of a study, a
-    worker's chunks should report ``compiles == 0``.
+    Run it on every worker with `client.run(worker_report)`: after the first chunk of a study, a
+    worker's chunks should report `compiles == 0`.
     """
     return {"compiles": _REPORT["compiles"], "chunks": list(_REPORT["chunks"])}
