@@ -25,15 +25,11 @@ References: Hines, Int. J. Biomed. Comput. 15:69 (1984); Rush & Larsen, IEEE Tra
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import diffrax
 import jax
 import jax.numpy as jnp
 import numpy as np
-from diffrax import AbstractSolver, AbstractTerm
 
-from ._solver import HermiteVoltageInterpolation, _relaxation_factor, _safe_div
+from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 
 _DENSITY = 1e5
 
@@ -137,31 +133,12 @@ def _cable_matrix(morph, g, s, diag_membrane, rhs_membrane, axial0):
     return diag, upper, lower, rhs
 
 
-class CableRushLarsenCN(AbstractSolver):
+class CableRushLarsenCN(AbstractVoltageStepSolver):
     """Rush–Larsen gates + Crank–Nicolson cable step on the tree (Hines); order 2. For [`Cell`][difflab.neuron.Cell].
 
     Reads the cell and the protocol from `args = (model, protocol)` as [`difflab.simulate`][] passes them;
     the solver state holds the previous potentials and step (for the predictor).
     """
 
-    term_structure: ClassVar = AbstractTerm
-    interpolation_cls: ClassVar = HermiteVoltageInterpolation
-
-    def order(self, terms):
-        return 2
-
-    def init(self, terms, t0, t1, y0, args):
-        V0 = y0["V"]
-        return V0, jnp.zeros((), V0.dtype)
-
-    def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
-        model, protocol = args
-        V_prev, h_prev = solver_state
-        h = t1 - t0
-        h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
-        y1, err, (ya, yb, k0, k1) = cable_step(model, protocol, t0, h, y0, V_prev, h_prev)
-        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype))
-        return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
-
-    def func(self, terms, t0, y0, args):
-        return terms.vf(t0, y0, args)
+    def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
+        return cable_step(model, protocol, t0, h, y0, V_prev, h_prev)

@@ -25,12 +25,11 @@ import diffrax
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
-from diffrax import AbstractSolver, AbstractTerm
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, StateInfo
 from ._cell import HodgkinHuxley
-from ._solver import HermiteVoltageInterpolation, _relaxation_factor, _safe_div
+from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 from ._synapses import AbstractSynapses
 
 _DENSITY = 1e5
@@ -165,26 +164,8 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev):
     return y1, err, (y0, y1, h * f0, h * f1)
 
 
-class NetworkRushLarsenCN(AbstractSolver):
+class NetworkRushLarsenCN(AbstractVoltageStepSolver):
     """The point cells' Rush–Larsen / Crank–Nicolson step with synapses and spike detection; for `Network`."""
 
-    term_structure: ClassVar = AbstractTerm
-    interpolation_cls: ClassVar = HermiteVoltageInterpolation
-
-    def order(self, terms):
-        return 2
-
-    def init(self, terms, t0, t1, y0, args):
-        return y0["V"], jnp.zeros((), y0["V"].dtype)
-
-    def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
-        net, protocol = args
-        V_prev, h_prev = solver_state
-        h = t1 - t0
-        h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
-        y1, err, (ya, yb, k0, k1) = network_step(net, protocol, t0, h, y0, V_prev, h_prev)
-        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype))
-        return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
-
-    def func(self, terms, t0, y0, args):
-        return terms.vf(t0, y0, args)
+    def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
+        return network_step(model, protocol, t0, h, y0, V_prev, h_prev)

@@ -40,6 +40,7 @@ Comput. 15:69 (1984) for Crank–Nicolson in NEURON.
 
 from __future__ import annotations
 
+import abc
 from typing import ClassVar
 
 import diffrax
@@ -136,25 +137,28 @@ class HermiteVoltageInterpolation(AbstractLocalInterpolation):
         return out
 
 
-class RushLarsenCN(AbstractSolver):
-    """Exponential (Rush–Larsen) gates + Crank–Nicolson voltage with an extrapolated midpoint; order 2.
+class AbstractVoltageStepSolver(AbstractSolver):
+    """A second-order step that advances gates and potentials itself and predicts from the previous step.
 
-    For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with `diffrax.ConstantStepSize`
-    (the cell's default) or an adaptive controller. The vector field term is not used: the step
-    reads the cell and the protocol from `args = (model, protocol)`, exactly what
-    [`difflab.simulate`][] passes. The solver state holds the previous potential and step.
+    The step function of a concrete solver, `advance(model, protocol, t0, h, y0, V_prev, h_prev)`, returns
+    `(y1, err, (ya, yb, k0, k1))`: the new state, its error estimate and the Hermite dense output of the potential.
+    The vector field term is not used: the model and the protocol come from `args = (model, protocol)`, exactly
+    what [`difflab.simulate`][] passes. The solver state holds the previous potential and step (a scalar: one step
+    size for all cells of a batched model; under vmap it is batched like `t`).
     """
 
     term_structure: ClassVar = AbstractTerm
     interpolation_cls: ClassVar = HermiteVoltageInterpolation
+
+    @abc.abstractmethod
+    def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
+        """One step of length `h` from `t0`: `(y1, err, (ya, yb, k0, k1))`."""
 
     def order(self, terms):
         return 2
 
     def init(self, terms, t0, t1, y0, args):
         V0 = y0["V"]
-        # the previous step is a scalar: one step size for all cells of a batched model
-        # (under vmap it is batched like t)
         return V0, jnp.zeros((), V0.dtype)
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
@@ -163,10 +167,21 @@ class RushLarsenCN(AbstractSolver):
         h = t1 - t0
         # after a discontinuity the previous potential is not on the same smooth branch
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
-        y1, err, (ya, yb, k0, k1) = rush_larsen_cn_step(model, protocol, t0, h, y0, V_prev, h_prev)
+        y1, err, (ya, yb, k0, k1) = self.advance(model, protocol, t0, h, y0, V_prev, h_prev)
         dense_info = dict(y0=ya, y1=yb, k0=k0, k1=k1)
         new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype))
         return y1, err, dense_info, new_state, diffrax.RESULTS.successful
 
     def func(self, terms, t0, y0, args):
         return terms.vf(t0, y0, args)
+
+
+class RushLarsenCN(AbstractVoltageStepSolver):
+    """Exponential (Rush–Larsen) gates + Crank–Nicolson voltage with an extrapolated midpoint; order 2.
+
+    For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with `diffrax.ConstantStepSize`
+    (the cell's default) or an adaptive controller.
+    """
+
+    def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
+        return rush_larsen_cn_step(model, protocol, t0, h, y0, V_prev, h_prev)
