@@ -93,3 +93,11 @@ def test_stray_quotes_in_protocol(tmp_path, text):
     result = _simulate("squid_axon", "--protocol", text, "-o", tmp_path / "x.nc")
     assert result.exit_code == 2
     assert f"--protocol {text!r} has stray quotes; write it without them" in result.output
+
+
+def test_a_solve_that_blows_up_is_an_error_not_a_traceback(tmp_path):
+    # 1e5 µA/cm² drives V past any float within a few steps: the run fails cleanly and writes nothing
+    result = _simulate("squid_axon", "--protocol", "step:1e5,1,3", "--t-end", 5, "-o", tmp_path / "x.nc")
+    assert result.exit_code == 2, result.output
+    assert "the simulation of 'squid_axon' failed: the solution became non-finite: V is nan" in result.output
+    assert not (tmp_path / "x.nc").exists()

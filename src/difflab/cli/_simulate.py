@@ -64,7 +64,10 @@ def simulate(
     except (PresetError, ValueError) as err:
         raise fail(str(err)) from None
     _check_writable(output)
-    ds = _run(model, drive, ts, preset)
+    try:
+        ds = _run(model, drive, ts, preset)
+    except ValueError as err:  # a solve that fails (non-finite potential, too many steps) is reported, not traced
+        raise fail(f"the simulation of {preset!r} failed: {err}") from None
     from difflab.io import write_netcdf
 
     try:
