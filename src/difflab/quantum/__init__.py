@@ -4,6 +4,9 @@ Units: ħ = 1; time in ns or µs (a model's `time_units`); Hamiltonian coefficie
 frequencies in rad per time unit; jump operators carry the square root of a rate (1/time unit).
 """
 
+# Validation runners join difflab.validation's registry (kinds "quantum.*").
+from . import _validation as _validation
+from . import circuits as circuits
 from ._control import X_GATE as X_GATE
 from ._control import optimize_drag as optimize_drag
 from ._dataset import QuantumResult as QuantumResult
