@@ -173,7 +173,7 @@ def calibrate(
         theta = {k: v[::starts] for k, v in theta.items()}
         members, starts = _members(protocol, fit, 1), 1
     carry = _init(adapter, problem, theta, members)
-    history = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
+    history: dict[str, list] = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
     meta = _meta(model, problem, adapter, fit, requested, used, jax.tree.map(lambda x: x[0], members[0]))
     step = 0
     if resume is not None:

@@ -66,7 +66,7 @@ def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_lik
             )
     theta = {name: _like(ds[f"theta__{name}"].values, value) for name, value in theta_like.items()}
     leaves, treedef = jax.tree.flatten(carry_like)
-    stored = sorted(v for v in ds.data_vars if str(v).startswith("state__"))
+    stored = sorted(str(v) for v in ds.data_vars if str(v).startswith("state__"))
     if len(stored) != len(leaves):
         raise ValueError(f"checkpoint {str(path)!r} holds {len(stored)} optimiser arrays; this fit has {len(leaves)}")
     carry = jax.tree.unflatten(treedef, [_like(ds[n].values, leaf) for n, leaf in zip(stored, leaves)])

@@ -118,11 +118,11 @@ def diagnostics(stats, fit, labels, trace_loss: bool = True) -> xr.Dataset:
     the trace MSE (`trace_loss`); it is also NaN for noise-free data (a noise level below 1e-6 of
     the data's spread), where a ratio of two rounding errors says nothing.
     """
-    noise, spread = [], []
+    noises, spread = [], []
     for r in range(fit.n_recordings):
-        noise.append(noise_sigma({k: v[r] for k, v in fit.values.items()}, {k: m[r] for k, m in fit.mask.items()}))
+        noises.append(noise_sigma({k: v[r] for k, v in fit.values.items()}, {k: m[r] for k, m in fit.mask.items()}))
         spread.append(max(float(np.std(v[r][m[r]])) for v, m in zip(fit.values.values(), fit.mask.values())))
-    noise = np.asarray(noise, dtype=float)
+    noise = np.asarray(noises, dtype=float)
     residual = np.sqrt(np.asarray([float(s["mean_square"]) for s in stats]))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(noise > 1e-6 * np.asarray(spread), residual**2 / noise**2, np.nan)

@@ -78,7 +78,7 @@ def as_fit_data(
     ts = ts * conversion_factor(str(ds["time"].attrs.get("units", "")), time_units, "data time")
     check_finite(ts, "data time")
     check_increasing(ts, "data time")
-    names = list(variables) if variables is not None else [n for n in ds.data_vars if n in available]
+    names = list(variables) if variables is not None else [str(n) for n in ds.data_vars if n in available]
     if not names:
         raise ValueError(
             f"data has no variable the model produces; data variables: {sorted(map(str, ds.data_vars))}, "
@@ -94,7 +94,9 @@ def as_fit_data(
         labels = np.arange(1)
     else:
         labels = np.asarray(ds[rec_dim].values) if rec_dim in ds.coords else np.arange(ds.sizes[rec_dim])
-    values, mask, units = {}, {}, {}
+    values: dict[str, np.ndarray] = {}
+    mask: dict[str, np.ndarray] = {}
+    units: dict[str, str] = {}
     model_units = model_units or {}
     for name in names:
         factor = conversion_factor(str(ds[name].attrs.get("units", "")), model_units.get(name, ""), f"data {name!r}")
@@ -143,7 +145,7 @@ def _time_axis(shape: tuple[int, ...], n: int, name: str) -> int:
 
 
 def _recording_dim(ds: xr.Dataset, names: list[str]) -> str | None:
-    leading = set()
+    leading: set[str] = set()
     for name in names:
         dims = ds[name].dims
         if "time" not in dims:
@@ -151,7 +153,7 @@ def _recording_dim(ds: xr.Dataset, names: list[str]) -> str | None:
         before = dims[: dims.index("time")]
         if len(before) > 1:
             raise ValueError(f"data variable {name!r} has dims {dims}: at most one recording dimension before 'time'")
-        leading.update(before)
+        leading.update(map(str, before))
     if len(leading) > 1:
         raise ValueError(f"data variables disagree on the recording dimension: {sorted(leading)}")
     return leading.pop() if leading else None

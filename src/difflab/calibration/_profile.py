@@ -64,14 +64,15 @@ def profile(
     if best.covariance is None or best.diagnostics is None:
         raise ValueError("profile needs a least-squares loss (e.g. 'mse')")
     n = _measured(model, data, calibrate_kwargs)
-    losses, refits = [], {k: [] for k in others}
+    refit_losses: list[float] = []
+    refits: dict[str, list[float]] = {k: [] for k in others}
     start = best.model
     for v in grid:
         fit = calibrate(start.replace(**{name: v}), protocol, data, params=others, **calibrate_kwargs)
-        losses.append(float(fit.losses.min()))
+        refit_losses.append(float(fit.losses.min()))
         for k in others:
             refits[k].append(float(np.asarray(fit.best[k])))
-    losses = np.asarray(losses)
+    losses = np.asarray(refit_losses)
     floor = min(float(best.losses.min()), float(losses.min()))
     stat = n * np.log(losses / floor)
     lo, hi = _crossings(grid, stat, float(np.asarray(best.best[name])))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import equinox as eqx
 import jax
@@ -55,7 +56,7 @@ class Calibration:
     @property
     def best(self) -> dict[str, np.ndarray]:
         """Best parameter values by name (arrays over recordings when there are several)."""
-        return {n: self.estimates[n].values for n in self.estimates.data_vars if not str(n).endswith("_stderr")}
+        return {str(n): v.values for n, v in self.estimates.data_vars.items() if not str(n).endswith("_stderr")}
 
     @property
     def stderr(self) -> dict[str, np.ndarray]:
@@ -81,7 +82,7 @@ class Calibration:
         return ds
 
     def __repr__(self) -> str:
-        fmt = {"float_kind": lambda x: f"{x:.6g}"}
+        fmt: Any = {"float_kind": lambda x: f"{x:.6g}"}
         show = lambda a: np.array2string(np.asarray(a), formatter=fmt)  # noqa: E731
         rows = [f"  {n} = {show(v)} ± {show(self.stderr[n])}" for n, v in self.best.items()]
         return (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import typer
 
@@ -85,7 +85,12 @@ def required(spec: dict[str, Any], key: str, table: str):
     return spec[key]
 
 
-def resolve_path(base: Path, value) -> Path | None:
+@overload
+def resolve_path(base: Path, value: None) -> None: ...
+@overload
+def resolve_path(base: Path, value: str | Path) -> Path: ...
+def resolve_path(base: Path, value: str | Path | None) -> Path | None:
+    """`value` as a path, relative to the config file's folder `base` unless absolute (`None` stays `None`)."""
     if value is None:
         return None
     path = Path(value)

@@ -13,6 +13,7 @@ relative to the config file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -138,7 +139,7 @@ def _load_data(spec: dict[str, Any], base: Path):
 def _transform(name: str, spec):
     from difflab import Bounded, Identity, Log, Positive
 
-    named = {"log": Log, "positive": Positive, "identity": Identity}
+    named: dict[str, Callable[[], Any]] = {"log": Log, "positive": Positive, "identity": Identity}
     if isinstance(spec, list):
         return Bounded(*spec)
     if isinstance(spec, str) and spec in named:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import equinox as eqx
 import numpy as np
 import xarray as xr
@@ -46,7 +48,7 @@ class Trajectory(eqx.Module):
         import jax
         import jax.numpy as jnp
 
-        ok = self.result == diffrax.RESULTS.successful
+        ok = jnp.asarray(self.result == diffrax.RESULTS.successful)
         first = 1 if self.is_batched else 0
         for y in jax.tree.leaves(self.ys):
             ok = ok & jnp.all(jnp.isfinite(y), axis=tuple(range(first, jnp.ndim(y))))
@@ -78,12 +80,13 @@ class Trajectory(eqx.Module):
             extra = tuple(f"{name}_dim{k}" for k in range(arr.ndim - len(lead)))
             meta = info.get(name, StateInfo(name, "1", name))
             data_vars[name] = xr.Variable(lead + extra, arr, {"units": meta.units, "long_name": meta.long_name})
-        coords = {"time": ("time", time, {"units": info.get("time", _TIME).units})}
+        coords: dict[str, Any] = {"time": ("time", time, {"units": info.get("time", _TIME).units})}
         for key, values in (member_coords or {}).items():
             coords[key] = ("member", np.asarray(values))
         ds = xr.Dataset(data_vars, coords=coords, attrs=dict(self.provenance))
         ds["solver_result"] = xr.Variable(
-            lead[:-1], np.asarray(self.result._value), {"long_name": "diffrax result code (0 = ok)"}
+            lead[:-1],
+            np.asarray(self.result._value),  # type: ignore[attr-defined]  # diffrax's enumeration item, {"long_name": "diffrax result code (0 = ok)"}
         )
         return ds
 

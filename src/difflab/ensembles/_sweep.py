@@ -11,7 +11,7 @@ write them into the same folder (see `difflab.ensembles._cluster`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,7 @@ def sweep(
     if client is not None:
         from ._cluster import run_on_cluster
 
+        assert folder is not None  # checked above: a cluster run needs a directory
         folder = Path(os.path.abspath(folder))  # workers may start elsewhere; symlinks are kept (hosts differ)
         todo = [(i, np.arange(s, min(s + chunk_size, n))) for i, s in enumerate(starts) if not _finished(folder, i)]
         problem = (model, protocol, ts, obs, ensemble_kwargs)
@@ -132,6 +133,7 @@ def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folde
 
 
 def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
+    items: Iterable[tuple[Any, Any]]
     if isinstance(observables, Mapping):
         items = observables.items()
     else:

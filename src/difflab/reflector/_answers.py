@@ -56,7 +56,7 @@ def solution_dataset(geometry: Geometry, solution: Solution) -> xr.Dataset:
 def extensions_from_dataset(geometry: Geometry, ds: xr.Dataset, name: str = "extension") -> np.ndarray:
     """Extensions (m) in the geometry's node order from a solution Dataset; checks ids and units."""
     if name not in ds:
-        raise KeyError(f"dataset has no variable {name!r}; variables: {sorted(ds.data_vars)}")
+        raise KeyError(f"dataset has no variable {name!r}; variables: {sorted(map(str, ds.data_vars))}")
     if ds[name].attrs.get("units") != "m":
         raise ValueError(f"variable {name!r} must have units 'm', got {ds[name].attrs.get('units')!r}")
     ids = [str(v) for v in ds["node"].values]

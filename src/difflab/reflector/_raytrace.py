@@ -23,7 +23,7 @@ the flux-weighted spherical-cap model of the published studies is summarised in 
 from __future__ import annotations
 
 import collections
-from typing import Literal
+from typing import Literal, Protocol
 
 import equinox as eqx
 import jax
@@ -36,6 +36,15 @@ from ._geometry import Geometry
 from ._kinematics import Kinematics, node_positions
 from ._pointing import Pointing
 from ._sampling import barycentric_grid
+
+
+class Aim(Protocol):
+    """What the ray trace reads from a [`Pointing`][difflab.reflector.Pointing]: the unit source direction `s`
+    and the feed centre `focus` (m)."""
+
+    s: Array
+    focus: Array
+
 
 PanelShape = Literal["sphere", "flat"]
 
@@ -93,7 +102,7 @@ def _miss_distance(v, s, focus, radius, weights, shape: PanelShape):
 
 def panel_hit_fraction(
     vertices: Float[Array, "k 3 3"],
-    pointing: Pointing,
+    pointing: Aim,
     radius: ArrayLike,
     *,
     n: int = 16,

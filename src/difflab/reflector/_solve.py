@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,7 @@ def maximise_with_zones(
     return best
 
 
-_POLISH = {"inner": 100, "samples": 8, "learning_rate": 3e-3}
+_POLISH: dict[str, Any] = {"inner": 100, "samples": 8, "learning_rate": 3e-3}
 
 
 def solve(
@@ -118,10 +119,12 @@ def solve(
     if objective not in ("fit", "ratio"):
         raise ValueError(f"objective must be 'fit' or 'ratio', got {objective!r}")
     pointing = Pointing.from_angles(geometry, alpha, beta)
-    e_fit, h = fit_zones(geometry, pointing)
-    e_fit, depth = np.asarray(e_fit), float(h[0])
+    fitted, h = fit_zones(geometry, pointing)
+    e_fit, depth = np.asarray(fitted), float(h[0])
     eta_fit = _ratio(geometry, e_fit, pointing)
-    e, radii, zone_depths = e_fit, (), ()
+    e = e_fit
+    radii: tuple[float, ...] = ()
+    zone_depths: tuple[float, ...] = ()
     if objective == "ratio":
         found = maximise_with_zones(geometry, pointing, candidates=candidates, verbose=verbose)
         if found is not None and _ratio(geometry, found[0], pointing) > eta_fit:

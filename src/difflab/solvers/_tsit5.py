@@ -74,8 +74,8 @@ def _dense_weights(theta: Array) -> Array:
 class _SlopeInterpolation(diffrax.AbstractLocalInterpolation):
     r"""Tsit5's dense output $y_0 + h\sum_i b_i(\theta) f_i$ on $[t_0, t_1]$, $\theta = (t - t_0)/h$."""
 
-    t0: Array
-    t1: Array
+    t0: Array  # type: ignore[misc]  # diffrax declares the interval ends as abstract class variables
+    t1: Array  # type: ignore[misc]
     y0: PyTree[Array]
     slopes: tuple[PyTree[Array], ...]
 
