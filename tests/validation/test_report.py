@@ -127,11 +127,11 @@ def test_kinds_register_through_the_public_api(tmp_path, monkeypatch):
     _, runner = _runner.prepare_case(file)
     assert runner is RELAXATION
     assert {"lab.relaxation", "neuron.trace", "quantum.rabi", "reflector.answer"} <= set(dv.runner_kinds())
-    with pytest.raises(ValueError, match="kind 'lab.relaxation' is already registered"):
+    with pytest.raises(ValueError, match=r"kind 'lab.relaxation' is already registered"):
         dv.register_runner("lab.relaxation", dv.Runner(RELAXATION.run, ("x",)))
     with pytest.raises(ValueError, match="`kind` must be a dotted name"):
         dv.register_runner("relaxation", RELAXATION)
-    with pytest.raises(TypeError, match="`runner` must be a difflab.validation.Runner"):
+    with pytest.raises(TypeError, match=r"`runner` must be a difflab\.validation\.Runner"):
         dv.register_runner("lab.other", "difflab.neuron._validation:TRACE")
 
 

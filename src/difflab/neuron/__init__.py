@@ -4,6 +4,7 @@ Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductance
 """
 
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
+from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
 from . import _validation as _validation
 from ._cable import Cell as Cell
 from ._cable import Region as Region
@@ -21,6 +22,8 @@ from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
 from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
+from ._network import Network as Network
+from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
 from ._presets import available_presets as available_presets
 from ._presets import load_preset as load_preset
 from ._rates import hh_rates as hh_rates
@@ -29,11 +32,8 @@ from ._rates import vtrap as vtrap
 from ._rates import z_over_expm1 as z_over_expm1
 from ._solver import RushLarsenCN as RushLarsenCN
 from ._stimulus import IClamp as IClamp
-from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
 from ._swc import SWCError as SWCError
 from ._swc import read_swc as read_swc
-from ._network import Network as Network
-from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
 from ._synapses import AbstractSynapses as AbstractSynapses
 from ._synapses import AlphaSynapses as AlphaSynapses
 from ._synapses import ExpSynapses as ExpSynapses
