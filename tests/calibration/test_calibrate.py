@@ -23,6 +23,7 @@ def fit(data, **kwargs):
     return calibrate(Decay(k=1.0, y0=1.0), None, data, **kwargs)
 
 
+@pytest.mark.slow
 def test_lm_recovers_exact_parameters(capfd):
     result = fit(decay_data())
     assert "calibrate" not in capfd.readouterr().err  # no progress bar when stderr is not a terminal
@@ -64,6 +65,7 @@ def test_all_nan_is_refused():
         fit(data)
 
 
+@pytest.mark.slow
 def test_other_time_grid_is_interpolated_or_refused():
     data = decay_data()
     fine = np.linspace(0.0, 8.0, 801)
@@ -78,6 +80,7 @@ def test_unknown_parameter_lists_valid_names():
         fit(decay_data(), params={"kk": Positive()})
 
 
+@pytest.mark.slow
 def test_alias_and_unknown_variable():
     result = fit(decay_data(), params={"rate": Log(), "y0": Bounded(0.1, 10.0)})
     assert result.best["rate"] == pytest.approx(0.5, rel=1e-5)
@@ -85,6 +88,7 @@ def test_alias_and_unknown_variable():
         fit({"time": np.linspace(0, 1, 5), "v": np.ones(5)})
 
 
+@pytest.mark.slow
 def test_multistart_draws_inside_bounds_and_picks_the_best():
     result = fit(decay_data(), starts=4, key=jax.random.key(0))
     first = result.history.isel(step=0)
@@ -96,6 +100,7 @@ def test_multistart_draws_inside_bounds_and_picks_the_best():
         fit(decay_data(), starts=2)
 
 
+@pytest.mark.slow
 def test_many_recordings_are_labelled():
     ks = np.array([0.3, 0.5, 0.8])
     ts = np.linspace(0.0, 8.0, 41)
@@ -107,6 +112,7 @@ def test_many_recordings_are_labelled():
     assert result.model.k.shape == (3,)
 
 
+@pytest.mark.slow
 def test_adam_reduces_the_loss():
     result = fit(decay_data(), optimizer="adam", steps=150)
     loss = result.history["loss"].values[:, 0]
@@ -128,6 +134,7 @@ def test_package_still_imports():
     assert difflab.simulate is not None
 
 
+@pytest.mark.slow
 def test_one_protocol_per_recording():
     """dy/dt = -k y + c with c = 0.5 and 1.5: y = c/k + (y0 - c/k) exp(-k t)."""
     ts = np.linspace(0.0, 8.0, 41)

@@ -84,6 +84,7 @@ def test_not_a_checkpoint_is_refused(tmp_path):
         fit(3, resume=path)
 
 
+@pytest.mark.slow
 def test_resume_of_a_changed_problem_is_refused(tmp_path):
     import diffrax
 

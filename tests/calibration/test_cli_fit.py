@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 import xarray as xr
 from typer.testing import CliRunner
 
@@ -21,6 +22,7 @@ def short_config(tmp_path, **replace):
     return path
 
 
+@pytest.mark.slow
 def test_fit_writes_estimates_and_resumes(tmp_path):
     config = short_config(tmp_path)
     runner = CliRunner()

@@ -81,6 +81,7 @@ def test_growing_windows_cover_the_data_and_end_at_the_optimum():
         assert windows.best[name] == pytest.approx(plain.best[name], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpoints(tmp_path):
     data = decay_data(noise=0.02, seed=2)
     fit = difflab.calibrate(Decay(k=2.0, y0=2.0), None, data, params={"k": difflab.Positive()}, steps=20)
@@ -90,6 +91,7 @@ def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpo
                           checkpoint=tmp_path / "fit.nc")  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_wrong_fixed_parameter_is_reported_as_misfit():
     # the decay's start is fixed at a wrong value: no rate fits the data to the noise level
     data = decay_data(k=0.5, y0=2.0, n=201, noise=0.01, seed=4)
@@ -99,6 +101,7 @@ def test_a_wrong_fixed_parameter_is_reported_as_misfit():
     assert float(fit.diagnostics.noise_sigma) == pytest.approx(0.01, rel=0.15)
 
 
+@pytest.mark.slow
 def test_standard_errors_are_unknown_not_zero_when_underdetermined():
     data = {"time": np.array([0.0, 1.0]), "y": np.array([2.0, 1.2])}
     fit = difflab.calibrate(Decay(k=0.4, y0=1.5), None, data, steps=10, strategy="multistart",
@@ -106,6 +109,7 @@ def test_standard_errors_are_unknown_not_zero_when_underdetermined():
     assert np.isnan(fit.stderr["k"]) and np.isnan(fit.stderr["y0"])
 
 
+@pytest.mark.slow
 def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_step():
     # dy/dt = -k y with explicit Euler at a coarse step: the fitted rate absorbs the step's error
     data = decay_data(n=401, noise=1e-3, seed=6)
@@ -118,6 +122,7 @@ def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_st
     assert abs(fixed.best["k"] - 0.5) > 3 * fixed.stderr["k"]  # biased beyond its error, as reported
 
 
+@pytest.mark.slow
 def test_recordings_in_other_units_are_converted_or_refused():
     import xarray as xr
 

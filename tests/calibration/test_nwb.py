@@ -63,6 +63,7 @@ def test_units_are_converted_and_sweeps_paired(tmp_path):
     np.testing.assert_allclose(by_capacitance.protocols[0].values, REF.I_stim.values, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_recording_from_nwb_is_fitted(tmp_path):
     path = write_nwb(tmp_path / "cell.nwb", {0: sweep(noise_seed=4)})
     rec = read_nwb(path, area_um2=AREA_UM2)
@@ -103,6 +104,7 @@ def test_bad_recordings_are_refused_by_name(tmp_path):
         read_nwb(short, area_um2=AREA_UM2)
 
 
+@pytest.mark.slow
 def test_difflab_fit_reads_an_nwb_file(tmp_path):
     from typer.testing import CliRunner
 

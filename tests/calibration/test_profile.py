@@ -12,6 +12,7 @@ PARAMS = {"k": difflab.Positive(), "y0": difflab.Positive()}
 DATA = decay_data(n=201, noise=0.02, seed=8)
 
 
+@pytest.mark.slow
 def test_profile_interval_agrees_with_the_standard_error_interval():
     fit = difflab.calibrate(Decay(), None, DATA, params=PARAMS, steps=30)
     k, se = float(fit.best["k"]), float(fit.stderr["k"])

@@ -42,6 +42,7 @@ def test_make_batch_names_the_first_failing_member(hh):
         difflab.make_batch(hh, gK=[36.0, -36.0, 36.0])
 
 
+@pytest.mark.slow
 def test_a_traced_unphysical_member_fails_alone(hh):
     """Under vmap the bad member is NaN and not succeeded; the good one equals its own solve."""
     run = jax.vmap(lambda g: difflab.simulate(with_gK(hh, g), STIM, TS, throw=False))
@@ -73,6 +74,7 @@ def test_jitted_simulate_raises_with_the_message(hh):
     assert np.isfinite(np.asarray(run(jnp.asarray(36.0)))).all()
 
 
+@pytest.mark.slow
 def test_gradient_of_a_physical_member_is_unchanged(hh):
     """The flag adds no gradient path: d V(t_end) / d gK equals a central difference."""
 

@@ -148,6 +148,7 @@ def test_bad_steps_nan_states_and_runaway_fixed_steps_are_refused_by_name():
         difflab.simulate(Relaxation(), None, jnp.asarray([0.0, 1e9]), dt0=0.05, **fixed)
 
 
+@pytest.mark.slow
 def test_a_solution_that_turns_nan_is_not_a_success():
     from difflab.neuron import HodgkinHuxley
 

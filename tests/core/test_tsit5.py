@@ -62,6 +62,7 @@ def test_exponential_decay_to_tolerance_and_fifth_order():
     assert np.all((slopes > 4.6) & (slopes < 6.0)) and abs(slopes[-1] - 5.0) < 0.6, slopes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "adjoint", [diffrax.RecursiveCheckpointAdjoint(), diffrax.ForwardMode()], ids=["reverse", "forward"]
 )

@@ -80,6 +80,7 @@ def test_fixed_step_ensemble_runs_as_one_scan_and_equals_diffrax_loop(strategy):
     assert np.all(np.asarray(scan.succeeded))
 
 
+@pytest.mark.slow
 def test_sharded_equals_unsharded_on_four_host_devices():
     assert "SHARDED-OK" in run_with_host_devices(Path(__file__).with_name("_sharded_check.py"))
 

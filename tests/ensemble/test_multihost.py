@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 SCRIPT = Path(__file__).with_name("_multihost_check.py")
 
 
+@pytest.mark.slow
 def test_ensemble_sharded_over_two_processes_equals_one_process(tmp_path):
     with socket.socket() as s:  # a free port for the coordinator
         s.bind(("127.0.0.1", 0))

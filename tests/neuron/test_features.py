@@ -51,6 +51,7 @@ def test_soft_spike_count_approximates_count_and_has_a_gradient():
     assert np.isfinite(grad)
 
 
+@pytest.mark.slow
 def test_rheobase_matches_neuron_thresholds():
     """NEURON: any spike from 2.211 µA/cm²; sustained firing (F-I protocol) from 6.215 (6.2149-6.2157)."""
     model = HodgkinHuxley.squid_axon()

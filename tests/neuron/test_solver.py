@@ -5,6 +5,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import difflab
 import difflab.datasets
@@ -128,6 +129,7 @@ def test_relaxation_factor_is_a_bounded_monotone_stand_in_for_the_exponential():
     assert np.all(rel <= z[small] ** 5 / 120 + 1e-15), rel.max()
 
 
+@pytest.mark.slow
 def test_default_step_follows_the_gate_kinetics_with_temperature():
     """5/64 ms at 6.3 °C, halved per doubling of hh's q10 factor; spike times stay at the 6.3 °C accuracy."""
     cell = HodgkinHuxley.squid_axon()

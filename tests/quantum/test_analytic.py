@@ -14,6 +14,7 @@ import diffrax
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import difflab.quantum as q
 
@@ -67,6 +68,7 @@ def ramsey_exact(params):
     return jnp.stack([jnp.cos(delta * TS) * decay, jnp.sin(delta * TS) * decay, jnp.exp(-TS / t1) - 1], axis=-1)
 
 
+@pytest.mark.slow
 def test_rabi_values_and_gradients():
     params = jnp.array([2 * np.pi * 1.3, 2 * np.pi * 0.4])
     jac, value = value_and_jacfwd(rabi_sim)(params)
@@ -74,6 +76,7 @@ def test_rabi_values_and_gradients():
     np.testing.assert_allclose(jac, jax.jacfwd(rabi_exact)(params), atol=1e-7)
 
 
+@pytest.mark.slow
 def test_t1_decay_value_and_gradient():
     t1 = jnp.array(1.7)
     exact = 2 * jnp.exp(-TS / t1) - 1
@@ -85,6 +88,7 @@ def test_t1_decay_value_and_gradient():
     np.testing.assert_allclose(jac, d_exact, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_ramsey_values_and_gradients():
     params = jnp.array([2 * np.pi * 0.8, 3.0, 2.2])
     jac, value = value_and_jacfwd(ramsey_sim)(params)

@@ -65,6 +65,7 @@ def test_sesolve_batch_of_initial_states():
     assert result.ts.shape == (3,) and result.num_steps.shape == (2,)
 
 
+@pytest.mark.slow
 def test_result_is_a_pytree_that_jit_and_grad_pass_through():
     # T1 decay of |e>: <sigma_z>(t) = 2 exp(-gamma t) - 1, so d<sigma_z>(T)/d gamma = -2 T exp(-gamma T).
     tight = diffrax.PIDController(rtol=1e-10, atol=1e-10)
@@ -102,5 +103,6 @@ def test_deprecated_spellings_still_work_with_a_warning():
         old.no_such_thing
 
 
+@pytest.mark.slow
 def test_members_split_over_four_host_devices_match_one_device():
     assert "SHARDED-OK" in run_with_host_devices(Path(__file__).with_name("_sharded_check.py"))
