@@ -6,6 +6,8 @@ and its gradient with respect to all 2·n·L angles (reverse mode), jitted. Para
 `numpy.random.default_rng(0)`; the two energies and gradients are compared (float64).
 
     python benchmarks/circuits_bench.py --peer-python /work/venv-ref-circuits/bin/python --qubits 4 8 12 16
+    python benchmarks/circuits_bench.py --memory 24   # energy and gradient at 24 qubits: peak memory
+
 
 The peer half (`--peer`) imports only PennyLane and JAX and runs in its own environment
 (`pip install pennylane==0.45.1 "jax[cpu]==0.10.2"`). Timings: median of `--repeats` calls after one warm-up call
@@ -58,6 +60,25 @@ def run_difflab(n: int, layers: int, repeats: int) -> dict:
     return timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)), repeats)
 
 
+def run_memory(n: int, layers: int) -> None:
+    """Energy and full gradient at `n` qubits; prints the peak resident memory against one state vector's size.
+
+    A full 2ⁿ × 2ⁿ gate matrix at n = 24 would take 4.5 PB; the run fits in a few state vectors.
+    """
+    import resource
+
+    import jax
+
+    t = time.perf_counter()
+    out = run_difflab(n, layers, 1)
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB on Linux
+    state_gb = 2**n * 16 / 2**30
+    print(f"{n} qubits, {layers} layers: energy {out['energy']:.10f}, |grad| {np.linalg.norm(out['grad']):.6f}, "
+          f"first call {time.perf_counter() - t:.1f} s, warm call {out['median_s']:.2f} s; peak resident memory "
+          f"{peak_gb:.2f} GiB = {peak_gb / state_gb:.1f} state vectors of {state_gb:.2f} GiB "
+          f"(jax {jax.__version__})")  # fmt: skip
+
+
 def run_pennylane(n: int, layers: int, repeats: int) -> dict:
     import jax
     import pennylane as qml
@@ -90,7 +111,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer", action="store_true", help="run the PennyLane half only, print JSON")
     parser.add_argument("--peer-python", help="python of the PennyLane environment")
+    parser.add_argument("--memory", type=int, help="only the peak-memory run at this many qubits")
     args = parser.parse_args()
+    if args.memory:
+        run_memory(args.memory, args.layers)
+        return
     if args.peer:
         print(json.dumps({n: run_pennylane(n, args.layers, args.repeats) for n in args.qubits}))
         return
