@@ -62,6 +62,8 @@ def calibrate(
     progress: bool | None = None,
     callback: Callable[[int, np.ndarray], None] | None = None,
     refine: bool = True,
+    client: Any = None,
+    starts_per_task: int | None = None,
 ) -> Calibration:
     r"""Fit the parameters named in `params` so that `model` driven by `protocol` matches `data`.
 
@@ -123,6 +125,12 @@ def calibrate(
             does not bias the estimate beyond its stated error. Never done when
             `simulate_options` fixes `dt0`, `solver` or `stepsize_controller`: then a
             [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
+        client: a `distributed.Client` or a Dask scheduler address: fit the starts in blocks as
+            tasks on the cluster's workers (each checked for difflab's version and float64 mode) and
+            merge them; every start begins where it would locally with the same `key`. Not with
+            `checkpoint`, `resume` or `callback`. See docs/sweeps.md.
+        starts_per_task: starts per task with `client` (default: the starts shared evenly over the
+            workers connected when the fit begins).
 
     Returns:
         A [`Calibration`][difflab.Calibration]: best model, estimates with standard
@@ -143,6 +151,14 @@ def calibrate(
     if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
     strategy = check_strategy(strategy)
+    if client is not None and (checkpoint is not None or resume is not None or callback is not None):
+        raise ValueError(
+            "client: checkpoint, resume and callback are not available on a cluster (the blocks of starts run "
+            "in other processes); fit without them, or locally"
+        )
+    if starts_per_task is not None and (isinstance(starts_per_task, bool) or not isinstance(starts_per_task, int)
+                                        or starts_per_task < 1):  # fmt: skip
+        raise ValueError(f"starts_per_task must be a whole number >= 1; got {starts_per_task!r}")
     checkpoint = _check_checkpoint(checkpoint, resume)
     if isinstance(strategy, GrowingWindows) and checkpoint is not None:
         raise ValueError(
@@ -164,6 +180,14 @@ def calibrate(
         observe=observe,
     )
     members = _members(protocol, fit, starts)
+    if client is not None:  # every argument is checked here, before anything is sent to a worker
+        from ._distributed import fit_on_cluster
+
+        values = start_values(model, transforms, paths, starts, key, explicit)
+        options = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
+                       steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
+                       simulate_options=simulate_options, refine=refine)  # fmt: skip
+        return fit_on_cluster(client, starts_per_task, values, options, progress)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
     used = describe(strategy)
@@ -362,20 +386,34 @@ def _explicit_starts(starts, transforms) -> tuple[dict[str, np.ndarray], int]:
     return values, sizes.pop()
 
 
+def start_values(model, transforms, paths, starts: int, key, explicit=None) -> dict[str, jax.Array]:
+    """Physical initial values `(starts, *shape)` of every fitted parameter.
+
+    The model's own values first, then draws inside each transform's domain; or the `explicit` values, one
+    scalar per start (broadcast over an array parameter) or one whole value per start.
+    """
+    out = {}
+    keys = jax.random.split(key, len(paths)) if key is not None else [None] * len(paths)
+    for (name, path), k in zip(paths, keys):
+        x0 = jnp.asarray(get_path(model, path))
+        if explicit is not None:
+            given = jnp.asarray(explicit[name])
+            given = given if given.shape[1:] == x0.shape else given.reshape(-1, *[1] * x0.ndim)
+            x = jnp.broadcast_to(given, (starts, *x0.shape))
+        else:
+            draws = [x0[None]] + ([transforms[name].sample(k, x0, (starts - 1,))] if starts > 1 else [])
+            x = jnp.concatenate(draws)
+        out[name] = x.astype(x0.dtype)
+    return out
+
+
 def _initial_theta(problem: Problem, n_rec: int, starts: int, key, explicit=None) -> dict[str, jax.Array]:
     """Unconstrained initial parameters `(recording * starts, ...)`: the model's values, then random draws."""
-    theta = {}
-    keys = jax.random.split(key, len(problem.paths)) if key is not None else [None] * len(problem.paths)
-    for (name, path), k in zip(problem.paths, keys):
-        x0 = jnp.asarray(get_path(problem.model, path))
-        transform = problem.transforms[name]
-        if explicit is not None:
-            draws = [jnp.broadcast_to(jnp.asarray(explicit[name]).reshape(-1, *[1] * x0.ndim), (starts, *x0.shape))]
-        else:
-            draws = [x0[None]] + ([transform.sample(k, x0, (starts - 1,))] if starts > 1 else [])
-        x = jnp.concatenate(draws).astype(x0.dtype)
-        theta[name] = jnp.tile(transform.inverse(x), (n_rec,) + (1,) * x0.ndim)
-    return theta
+    values = start_values(problem.model, problem.transforms, problem.paths, starts, key, explicit)
+    return {
+        name: jnp.tile(problem.transforms[name].inverse(x), (n_rec,) + (1,) * (x.ndim - 1))
+        for name, x in values.items()
+    }
 
 
 def _meta(model, problem, adapter, fit, starts, strategy, protocol) -> dict[str, str]:

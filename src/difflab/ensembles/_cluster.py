@@ -90,8 +90,8 @@ def worker_facts(marker: str, token: str) -> dict[str, Any]:
     return {"version": version, "x64": x64, "sees_folder": sees}
 
 
-def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, bool], folder: Path) -> None:
-    """Raise `ClusterError` if `worker` differs from this process or does not see `folder`."""
+def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, bool], folder: Path | None) -> None:
+    """Raise `ClusterError` if `worker` differs from this process or does not see `folder` (if one is needed)."""
     version, x64 = expected
     if facts["version"] != version:
         raise ClusterError(
@@ -103,7 +103,7 @@ def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, boo
             f"client: worker {worker} has jax_enable_x64={facts['x64']} but this process has {x64}; start the "
             "workers with the same JAX_ENABLE_X64 setting"
         )
-    if not facts["sees_folder"]:
+    if folder is not None and not facts["sees_folder"]:
         raise ClusterError(
             f"directory: {str(folder)!r} is not shared with worker {worker} (it cannot read the marker file this "
             "process wrote there); give a folder on a file system that this process and every worker mount at "
@@ -111,8 +111,12 @@ def refuse_mismatch(worker: str, facts: dict[str, Any], expected: tuple[str, boo
         )
 
 
-def check_workers(client: Any, folder: Path, marker: Path, token: str, expected: tuple[str, bool]) -> None:
-    """Wait for a first worker, then check every worker now connected (later ones check themselves)."""
+def check_workers(
+    client: Any, folder: Path | None, marker: Path | None, token: str, expected: tuple[str, bool]
+) -> None:
+    """Wait for a first worker, then check every worker now connected (later ones check themselves).
+
+    `folder`/`marker`: the shared folder the workers must see (`None` when results come back as values)."""
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except TimeoutError:
@@ -120,7 +124,7 @@ def check_workers(client: Any, folder: Path, marker: Path, token: str, expected:
             f"client: the scheduler at {client.scheduler.address} has no workers after {CONNECT_TIMEOUT_S:g} s; "
             "start some with `dask worker ADDRESS`"
         ) from None
-    for worker, facts in sorted(client.run(worker_facts, str(marker), token).items()):
+    for worker, facts in sorted(client.run(worker_facts, str(marker or ""), token).items()):
         refuse_mismatch(worker, facts, expected, folder)
 
 
