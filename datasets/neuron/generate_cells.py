@@ -1,8 +1,9 @@
 """Reference traces of multi-compartment cells from NEURON 9 (run in a separate environment with `neuron==9.0.2`).
 
-    python datasets/neuron/generate_cells.py [ball_and_stick] [swc] [da1_lpn] [network]
+    python datasets/neuron/generate_cells.py [ball_and_stick] [swc] [da1_lpn] [network] [network_exp2]
 
-Writes `ball_and_stick.nc`, `*_import3d.nc`, `da1_lpn.nc`, `network.nc`. Settings and provenance: README.md here.
+Writes `ball_and_stick.nc`, `*_import3d.nc`, `da1_lpn.nc`, `network.nc`, `network_exp2.nc`. Settings and
+provenance: README.md here.
 """
 
 from __future__ import annotations
@@ -214,17 +215,23 @@ NETWORK = {
 }
 
 
-def network():
-    """Five hh point cells (area 100 um2) coupled by ExpSyn through NetCons with delays."""
-    p = NETWORK
+def _point_cells(n_cells):
+    """``n_cells`` hh point cells of area 100 um2 (L = diam = sqrt(100/pi) um)."""
     side = float(np.sqrt(100.0 / np.pi))
     cells = []
-    for i in range(p["n_cells"]):
+    for i in range(n_cells):
         sec = h.Section(name=f"cell{i}")
         sec.L = sec.diam = side
         sec.nseg, sec.cm = 1, 1.0
         sec.insert("hh")
         cells.append(sec)
+    return cells
+
+
+def network():
+    """Five hh point cells (area 100 um2) coupled by ExpSyn through NetCons with delays."""
+    p = NETWORK
+    cells = _point_cells(p["n_cells"])
     keep = []
     for k in range(len(p["pre"])):
         syn = h.ExpSyn(cells[p["post"][k]](0.5))
@@ -247,6 +254,59 @@ def network():
     return ds
 
 
+NETWORK_EXP2 = {
+    "n_cells": 5,
+    "pre": [0, 0, 1, 2, 3, 1, 4, 2],
+    "post": [1, 2, 3, 3, 4, 4, 0, 4],
+    "mechanism": ["Exp2Syn"] * 7 + ["ExpSyn"],  # the last one mixes in an ExpSyn
+    "weight": [0.0005, 0.0003, 0.0004, 0.0004, 0.0006, 0.0003, 0.0006, 0.0002],  # uS (Exp2Syn: the peak)
+    "delay": [1.5, 2.5, 1.0, 2.0, 3.0, 1.25, 2.0, 1.75],  # ms
+    "tau1": [0.5, 0.2, 0.5, 0.2, 0.5, 0.2, 1.0, np.nan],  # ms (Exp2Syn rise; none for the ExpSyn)
+    "tau2": [2.0, 3.0, 2.0, 3.0, 2.0, 3.0, 6.0, 2.0],  # ms (Exp2Syn decay; the ExpSyn's tau)
+    "e": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -80.0, 0.0],  # mV (4 -> 0 inhibitory)
+    "stimuli": [(0, 5.0, 90.0, 0.01), (2, 30.0, 40.0, 0.012)],  # cell, delay, dur, nA (cell 2 leaves lockstep)
+    "tstop": 100.0,
+}
+
+
+def network_exp2():
+    """The five point cells of `network` coupled by Exp2Syn (three rise/decay pairs, one inhibitory) and one
+    ExpSyn, through NetCons with delays."""
+    p = NETWORK_EXP2
+    cells = _point_cells(p["n_cells"])
+    keep = []
+    for k in range(len(p["pre"])):
+        seg = cells[p["post"][k]](0.5)
+        if p["mechanism"][k] == "Exp2Syn":
+            syn = h.Exp2Syn(seg)
+            syn.tau1, syn.tau2 = p["tau1"][k], p["tau2"][k]
+        else:
+            syn = h.ExpSyn(seg)
+            syn.tau = p["tau2"][k]
+        syn.e = p["e"][k]
+        nc = h.NetCon(cells[p["pre"][k]](0.5)._ref_v, syn, sec=cells[p["pre"][k]])
+        nc.threshold, nc.delay, nc.weight[0] = 0.0, p["delay"][k], p["weight"][k]
+        keep.append((syn, nc))
+    sections = {f"cell{i}": sec for i, sec in enumerate(cells)}
+    stimuli = [(f"cell{i}", 0.5, d, dur, a) for i, d, dur, a in p["stimuli"]]
+    record = [f"cell{i}(0.5)" for i in range(p["n_cells"])]
+    times, V, spikes = run(sections, stimuli, record, p["tstop"], record)
+    ds = _dataset(times, V, record, spikes, _geometry(sections))
+    units = {"weight": "uS", "delay": "ms", "tau1": "ms", "tau2": "ms", "e": "mV"}
+    for key in ("pre", "post", "mechanism", "weight", "delay", "tau1", "tau2", "e"):
+        ds[f"syn_{key}"] = ("synapse", np.array(p[key]), {"units": units[key]} if key in units else {})
+    ds["syn_weight"].attrs["long_name"] = "NetCon weight (Exp2Syn: peak conductance; ExpSyn: jump)"
+    ds["syn_tau1"].attrs["long_name"] = "Exp2Syn rise time constant (NaN for ExpSyn)"
+    ds["syn_tau2"].attrs["long_name"] = "Exp2Syn decay time constant (ExpSyn: tau)"
+    ds.attrs["cell"] = "5 hh point cells, L = diam = sqrt(100/pi) um (area 100 um2), hh defaults, celsius 6.3"
+    ds.attrs["stimuli"] = "IClamp cell0 0.01 nA on [5, 95) ms, cell2 0.012 nA on [30, 70) ms (10 and 12 uA/cm2)"
+    ds.attrs["synapses"] = (
+        "Exp2Syn (7) and ExpSyn (1) per connection, NetCon threshold 0 mV from the presynaptic soma, delays and "
+        "weights; every tau1/tau2 < 0.9999, so Exp2Syn uses them unchanged"
+    )
+    return ds
+
+
 def main(which):
     if "ball_and_stick" in which:
         ball_and_stick().to_netcdf(HERE / "ball_and_stick.nc")
@@ -259,10 +319,13 @@ def main(which):
     if "network" in which:
         network().to_netcdf(HERE / "network.nc")
         print("wrote network.nc")
+    if "network_exp2" in which:
+        network_exp2().to_netcdf(HERE / "network_exp2.nc")
+        print("wrote network_exp2.nc")
     if "da1_lpn" in which:
         da1_lpn().to_netcdf(HERE / "da1_lpn.nc")
         print("wrote da1_lpn.nc")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["ball_and_stick", "swc", "da1_lpn", "network"])
+    main(sys.argv[1:] or ["ball_and_stick", "swc", "da1_lpn", "network", "network_exp2"])

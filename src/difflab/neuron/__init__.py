@@ -36,4 +36,5 @@ from ._swc import SWCError as SWCError
 from ._swc import read_swc as read_swc
 from ._synapses import AbstractSynapses as AbstractSynapses
 from ._synapses import AlphaSynapses as AlphaSynapses
+from ._synapses import Exp2Synapses as Exp2Synapses
 from ._synapses import ExpSynapses as ExpSynapses

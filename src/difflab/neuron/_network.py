@@ -41,7 +41,8 @@ class Network(AbstractModel):
 
     Args:
         cells: a [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] whose parameters are scalars or ``(n_cells,)``.
-        synapses: one or more `ExpSynapses` / `AlphaSynapses`, indices in ``[0, n_cells)``.
+        synapses: one or more `ExpSynapses` / `AlphaSynapses` / `Exp2Synapses` (kinds may be mixed), indices in
+            ``[0, n_cells)``.
         n_cells: number of cells.
         area: membrane area of every cell (µm²); 100 µm² makes 1 nA equal 1000 µA/cm².
         threshold: spike threshold (mV).
@@ -68,7 +69,9 @@ class Network(AbstractModel):
             raise TypeError(f"cells must be a HodgkinHuxley; got {type(cells).__name__}")
         synapses = (synapses,) if isinstance(synapses, AbstractSynapses) else tuple(synapses)
         if not all(isinstance(s, AbstractSynapses) for s in synapses):
-            raise TypeError("synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses) or a sequence of them")
+            raise TypeError(
+                "synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses, Exp2Synapses) or a sequence of them"
+            )
         if not (isinstance(n_cells, int) and n_cells >= 1):
             raise ValueError(f"n_cells must be an integer >= 1; got {n_cells!r}")
         for k, syn in enumerate(synapses):
@@ -87,10 +90,19 @@ class Network(AbstractModel):
         self.area = jnp.asarray(area, dtype=float)
         self.threshold = jnp.asarray(threshold, dtype=float)
 
+    # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
-    def states(self) -> tuple[StateInfo, ...]:
+    def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         spikes = StateInfo("spikes", "ms", "last spike times per cell, newest first")
         return (*self.cells.states, spikes)
+
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path,
+        ``"synapses.0.delay must be > 0 ms"`` (see `AbstractSynapses.physical_checks`)."""
+        checks = super().physical_checks()
+        for k, syn in enumerate(self.synapses):
+            checks.update({f"synapses.{k}.{message}": check for message, check in syn.physical_checks().items()})
+        return checks
 
     def initial_state(self) -> dict[str, Array]:
         y = {k: jnp.broadcast_to(v, (self.n_cells,)) for k, v in self.cells.initial_state().items()}
