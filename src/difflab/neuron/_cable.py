@@ -157,8 +157,9 @@ class Cell(AbstractModel):
     def gate_names(self) -> tuple[str, ...]:
         return tuple(g for c in self.channel_order for g in self._template(c).gates)
 
+    # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
-    def states(self) -> tuple[StateInfo, ...]:
+    def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         gates = tuple(StateInfo(g, "1", f"gating variable {g} per compartment") for g in self.gate_names)
         return (StateInfo("V", "mV", "membrane potential per compartment"), *gates)
 
@@ -210,7 +211,9 @@ class Cell(AbstractModel):
                 for i, f in enumerate(fields)
             ]
             channel = jax.tree.unflatten(jax.tree.structure(template), full)
-            present = np.array([c in self.regions[s.region].channels for s in self.morphology.sections], float)
+            # in the parameters' dtype: a float64 mask would promote a float32 cell to float64
+            present = np.array([c in self.regions[s.region].channels for s in self.morphology.sections],
+                               dtype=full[0].dtype if full else float)  # fmt: skip
             out.append((c, channel, present[seg_section]))
         return tuple(out)
 
@@ -218,7 +221,8 @@ class Cell(AbstractModel):
         """Region values (scalar or per-branch) as one array over all sections, shape `(..., n_sections)`."""
         batch = self.batch_shape()
         morph = self.morphology
-        parts, position = [], {}
+        parts: list[Array] = []
+        position: dict[int, int] = {}
         for r in self.regions:
             ks = [k for k, s in enumerate(morph.sections) if s.region == r]
             value = jnp.asarray(values[r])
