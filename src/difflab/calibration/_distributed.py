@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..ensembles._cluster import ClusterError, check_workers, connect, expected_worker, refuse_mismatch, worker_facts
+from ..ensembles._cluster import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
 from ._result import Calibration
 
 _CHECKED: set[str] = set()
@@ -42,10 +42,6 @@ def fit_on_cluster(
     `options`: the keywords of `calibrate` other than `starts`, `key`, `client` and `progress`.
     """
     import cloudpickle
-    from distributed import as_completed
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
-    from tqdm.auto import tqdm
 
     n_starts = len(next(iter(values.values())))
     client, owned = connect(client)
@@ -66,24 +62,11 @@ def fit_on_cluster(
             part = {name: np.asarray(v[block]) for name, v in values.items()}
             future = client.submit(_block_task, token, expected, blob, part, key=f"difflab-fit-{b:05d}-{token[:12]}")
             futures[future] = b
-        results: list[Calibration | None] = [None] * len(blocks)
-        bar = tqdm(total=len(blocks), desc="calibrate", disable=None if progress is None else not progress)
-        if not bar.disable:
-            bar.write(f"Dask dashboard: {client.dashboard_link}")
-        try:
-            for future in as_completed(futures):
-                try:
-                    results[futures[future]] = future.result()  # a task's error (a worker's refusal) is raised here
-                except (KilledWorker, FutureCancelledError) as err:
-                    raise ClusterError(f"block of starts {futures[future]} could not be fitted: {err}") from None
-                bar.update()
-        finally:
-            client.cancel(list(futures))
-            bar.close()
+        results = gather(client, futures, "calibrate", "block of starts {} could not be fitted", progress)
     finally:
         if owned:
             client.close()
-    return merge_blocks([r for r in results if r is not None])
+    return merge_blocks([results[b] for b in range(len(blocks))])
 
 
 def _block_task(token: str, expected: tuple[str, bool], blob: bytes, starts: dict[str, np.ndarray]) -> Calibration:

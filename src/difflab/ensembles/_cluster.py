@@ -133,10 +133,6 @@ def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, pro
     import hashlib
 
     import cloudpickle
-    from distributed import as_completed
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
-    from tqdm.auto import tqdm
 
     client, owned = connect(client)
     token = uuid.uuid4().hex
@@ -152,19 +148,7 @@ def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, pro
             values = {k: v[idx] for k, v in points.items()}
             args = (token, problem_key, blob, expected, i, idx, values, size, attrs, str(folder))
             futures[client.submit(_chunk_task, *args, key=f"difflab-chunk-{i:05d}-{token[:12]}")] = i
-        bar = tqdm(total=len(todo), desc="sweep", disable=None if progress is None else not progress)
-        if not bar.disable:
-            bar.write(f"Dask dashboard: {client.dashboard_link}")
-        try:
-            for future in as_completed(futures):
-                try:
-                    future.result()  # raises a task's error (a worker's refusal, a failed chunk) here
-                except (KilledWorker, FutureCancelledError) as err:
-                    raise ClusterError(f"chunk {futures[future]} could not be computed: {err}") from None
-                bar.update()
-        finally:
-            client.cancel(list(futures))
-            bar.close()
+        gather(client, futures, "sweep", "chunk {} could not be computed", progress)
     finally:
         marker.unlink(missing_ok=True)
         # private folders of this call's writers: any still here belonged to a worker that died mid-write
@@ -172,6 +156,34 @@ def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, pro
             shutil.rmtree(leftover, ignore_errors=True)
         if owned:
             client.close()
+
+
+def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | None) -> dict[Any, Any]:
+    """Results of `futures` (`{future: label}`) by label, with a tqdm bar over the tasks and the dashboard link.
+
+    A task's own error (a worker's refusal, a failed solve) is raised as it is; a task lost with its workers raises
+    `ClusterError` with `lost.format(label)`. Tasks still running when this returns or raises are cancelled.
+    """
+    from distributed import as_completed
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+    from tqdm.auto import tqdm
+
+    results = {}
+    bar = tqdm(total=len(futures), desc=desc, disable=None if progress is None else not progress)
+    if not bar.disable:
+        bar.write(f"Dask dashboard: {client.dashboard_link}")
+    try:
+        for future in as_completed(futures):
+            try:
+                results[futures[future]] = future.result()
+            except (KilledWorker, FutureCancelledError) as err:
+                raise ClusterError(f"{lost.format(futures[future])}: {err}") from None
+            bar.update()
+    finally:
+        client.cancel(list(futures))
+        bar.close()
+    return results
 
 
 def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:
