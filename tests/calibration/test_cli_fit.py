@@ -80,3 +80,19 @@ def test_unreadable_configs_and_unwritable_outputs_are_refused_before_the_fit(tm
         assert result.exit_code == 2 and message in result.output, result.output
     assert blocker.read_text() == "mine"
     assert not (tmp_path / "fit_hh.ckpt.nc").exists()  # refused before the first step
+
+
+def test_resume_without_a_checkpoint_and_a_missing_variable_are_refused_before_the_fit(tmp_path):
+    import xarray as xr
+
+    runner = CliRunner()
+    config = short_config(tmp_path, **{'checkpoint = "fit_hh.ckpt.nc"': ""})
+    result = runner.invoke(app, ["fit", str(config), "--resume"])  # used to start a new fit silently
+    assert result.exit_code == 2 and "--resume needs a checkpoint file" in result.output, result.output
+    xr.Dataset().to_netcdf(tmp_path / "empty.nc")  # readable, but holds nothing
+    config = short_config(tmp_path, **{'dataset = "hh/hh_step_10uA"': 'file = "empty.nc"', "select = ": "# "})
+    result = runner.invoke(app, ["fit", str(config)])
+    assert (
+        result.exit_code == 2 and "[data] variable 'V' is not in file 'empty.nc' (its variables: none)" in result.output
+    )
+    assert not (tmp_path / "fit_hh.nc").exists()

@@ -164,3 +164,37 @@ def test_a_solution_that_turns_nan_is_not_a_success():
         batch, jnp.asarray([10.0, 1e300])
     )
     assert np.asarray(runs.succeeded).tolist() == [True, False]
+
+
+def test_misshapen_state_and_a_number_as_protocol_are_refused_by_name():
+    with pytest.raises(
+        ValueError, match=r"y0\['y'\] must have shape \(3,\) \(as model.initial_state\(\)\) or one that broadcasts"
+    ):
+        difflab.simulate(Relaxation(y_init=jnp.ones(3)), None, TS, y0={"y": jnp.zeros(2)})
+    # a larger state that broadcasts is a batch over a leading axis (an F-I curve's one cell per amplitude)
+    traj = difflab.simulate(Relaxation(), None, TS, y0={"y": jnp.asarray([1.0, 2.0])})
+    np.testing.assert_allclose(traj.ys["y"][-1], np.asarray([1.0, 2.0]) * np.exp(-TS[-1] / 2.0), rtol=1e-5)
+    with pytest.raises(
+        TypeError, match=r"protocol must be a difflab protocol \(e.g. difflab.Constant\(3.0\)\) or None"
+    ):
+        difflab.simulate(Relaxation(), 3.0, TS)
+
+
+def test_a_runaway_default_step_names_the_model():
+    fixed = dict(solver=diffrax.Euler(), stepsize_controller=diffrax.ConstantStepSize())
+
+    class Stiff(Relaxation):
+        def default_dt0(self):
+            return 1e-12  # as a cell whose gates a high temperature makes very fast
+
+    with pytest.raises(ValueError, match=r"dt0=1e-12 \(the default step of Stiff for its parameters\).*a temperature"):
+        difflab.simulate(Stiff(), None, TS, **fixed)
+
+
+def test_a_leading_axis_on_some_states_only_is_refused_by_name():
+    from difflab.neuron import HodgkinHuxley
+
+    hh = HodgkinHuxley.squid_axon()
+    y0 = dict(hh.initial_state(), V=jnp.zeros(3))  # refused before anything runs (was a broadcasting error)
+    with pytest.raises(ValueError, match=r"y0 entries must share one leading shape .*y0\['V'\] \(3,\), y0\['m'\] \(\)"):
+        difflab.simulate(hh, None, TS, y0=y0)

@@ -97,3 +97,14 @@ def test_member_index_outside_the_batch_is_refused():
     for bad in (2, -3, 1.0):
         with pytest.raises(IndexError, match=r"member index i must be an integer in \[-2, 2\) for a batch of 2"):
             member(batch, bad)
+
+
+def test_empty_batches_no_devices_and_bad_chunk_sizes_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"make_batch values must hold at least one member; got lengths \{'k': 0\}"):
+        make_batch(Decay(), k=[])
+    batch = make_batch(Decay(), k=KS[:2])
+    with pytest.raises(ValueError, match=r"devices must name at least one device"):
+        run_ensemble(batch, None, TS, devices=[])
+    for bad in (0, -1, 2.5):
+        with pytest.raises(ValueError, match=rf"chunk_size must be a whole number >= 1 .*; got {bad}"):
+            run_ensemble(batch, None, TS, strategy="chunked", chunk_size=bad)

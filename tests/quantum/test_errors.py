@@ -66,3 +66,14 @@ def test_nan_operators_and_unphysical_states_are_refused():
     rho = np.array([[1.5, 0.0], [0.0, -0.5]])  # trace 1, Hermitian, but a negative probability
     with pytest.raises(ValueError, match=r"must be positive semidefinite .* lowest eigenvalue is -0.5"):
         q.mesolve(q.sigmaz(), rho, ts)
+
+
+def test_nan_drive_operator_and_bad_tolerances_are_refused_by_name():
+    import difflab
+
+    # a NaN off-diagonal entry was dropped by the sparse-layout detection, and the drive ran as zero
+    with pytest.raises(ValueError, match=r"`Drive.operator` must be finite; found 2 NaN/inf entries"):
+        q.Drive(difflab.Constant(1.0), np.array([[0.0, np.nan], [np.nan, 0.0]]))
+    for name, bad, shown in [("rtol", -1.0, "-1.0"), ("atol", float("nan"), "nan")]:
+        with pytest.raises(ValueError, match=rf"{name} must be a finite number >= 0; got {shown}"):
+            q.sesolve(q.sigmaz(), q.basis(2, 0), TS, **{name: bad})

@@ -13,6 +13,8 @@ import difflab.quantum as q
         ((1.0, 0.0, -1.0, 1.0), "T1 must be > 0 us; got -1.0"),
         ((1.0, 0.0, 1.0, -0.5), "T2 must be > 0 us; got -0.5"),
         ((np.nan, 0.0, 1.0, 1.0), "Omega must be finite; got nan"),
+        ((1.0, 0.0, 0.0, 1.0), "T1 must be > 0 us; got 0.0"),  # not "t2_ratio must be finite; got inf"
+        ((1.0, 0.0, 10.0, np.nan), "T2 must be > 0 us; got nan"),
     ],
 )
 def test_rabi_qubit_refuses_unphysical_parameters(args, message):

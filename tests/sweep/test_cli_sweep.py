@@ -33,3 +33,27 @@ def test_sweep_refuses_unknown_observable(tmp_path):
     config.write_text(text)
     result = CliRunner().invoke(app, ["sweep", str(config)])
     assert result.exit_code == 2 and "kind must be" in result.output
+
+
+def test_sweep_refuses_a_typo_in_an_observable(tmp_path):
+    text = EXAMPLE.read_text().replace("window = [10.0, 110.0]", "windw = [10.0, 110.0]")
+    config = tmp_path / "sweep.toml"
+    config.write_text(text)
+    result = CliRunner().invoke(app, ["sweep", str(config)])
+    assert (
+        result.exit_code == 2
+        and "[observables.rate] has an unknown key 'windw'; did you mean 'window'?" in result.output
+    )
+    assert not (tmp_path / "sweep_hh").exists()
+
+
+def test_sweep_names_the_field_of_a_malformed_grid(tmp_path):
+    config = tmp_path / "sweep.toml"
+    for old, new, message in [
+        (", num = 41 }\ngK", " }\ngK", "[design.parameters.gNa] needs 'num'"),
+        ("num = 41 }\ngK", "num = 2.7 }\ngK", "[design.parameters.gNa] num must be a whole number; got 2.7"),
+        ("stop = 180.0,", "stpo = 180.0,", "[design.parameters.gNa] has an unknown key 'stpo'; did you mean 'stop'?"),
+    ]:
+        config.write_text(EXAMPLE.read_text().replace(old, new, 1))
+        result = CliRunner().invoke(app, ["sweep", str(config)])
+        assert result.exit_code == 2 and message in result.output, (new, result.output)

@@ -107,3 +107,30 @@ def test_a_corrupted_chunk_is_refused_not_reused(tmp_path):
         nc["final"][0] = nc["final"][0] + 0.25
     with pytest.raises(ValueError, match=r"chunk_00001.nc' is corrupt .* delete it and rerun"):
         sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path)
+
+
+def test_bad_chunk_sizes_a_file_as_directory_and_a_truncated_chunk_are_refused_by_name(tmp_path):
+    design = Grid(k=np.linspace(0.1, 1.0, 4))
+    for bad in (0, -1):
+        with pytest.raises(
+            ValueError, match=rf"chunk_size must be a whole number >= 1 \(points per chunk\); got {bad}"
+        ):
+            sweep(Decay(), None, TS, design, OBS, chunk_size=bad)
+    (tmp_path / "notes").write_text("mine")
+    with pytest.raises(ValueError, match=r"directory '.*notes' is a file; give a folder"):
+        sweep(Decay(), None, TS, design, OBS, directory=tmp_path / "notes")
+    assert (tmp_path / "notes").read_text() == "mine"
+    sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path / "study")
+    chunk = tmp_path / "study" / "chunk_00001.nc"
+    chunk.write_bytes(chunk.read_bytes()[:200])  # an interrupted copy
+    with pytest.raises(ValueError, match=r"chunk_00001.nc' cannot be read .*; delete it and rerun"):
+        sweep(Decay(), None, TS, design, OBS, chunk_size=2, directory=tmp_path / "study")
+
+
+def test_an_unphysical_design_point_is_refused_before_any_chunk_runs(tmp_path):
+    from difflab.neuron import HodgkinHuxley
+
+    design = Grid(gK=[36.0, 30.0, -18.0])
+    with pytest.raises(ValueError, match=r"design point 2 \(gK=-18.0\): gK must be >= 0 mS/cm\^2; got -18.0"):
+        sweep(HodgkinHuxley.squid_axon(), None, TS, design, OBS, chunk_size=1, directory=tmp_path)
+    assert not list(tmp_path.glob("chunk_*.nc"))  # the physical points were not run first

@@ -90,6 +90,11 @@ def test_shipped_cases_are_valid():
         ('model = "hodgkin_huxley/squid_axon"\n', "", "missing field 'model' \\(a preset in models/"),
         ('solver = "default"', 'solver = "Euler"', "field 'simulation.solver': 'Euler' is not one of default, Tsit5"),
         ('solver = "default"', 'solver = "default"\ndt0 = "small"', "field 'simulation.dt0' must be a number"),
+        (
+            'solver = "default"',
+            'solver = "default"\nsolverr = "x"',
+            r"unknown field\(s\) 'simulation.solverr'; allowed in",
+        ),
         ("[protocol]", "[protocol_]", "missing field 'protocol'"),
     ],
 )

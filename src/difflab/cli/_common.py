@@ -19,6 +19,13 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
+def error_text(err: Exception) -> str:
+    """The message of `err`; a `KeyError`'s without the quotes its `str` adds (other messages may end in a quote)."""
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
+        return err.args[0]
+    return str(err)
+
+
 def check_keys(spec: dict, allowed: set[str] | frozenset[str], table: str) -> None:
     """Refuse a config key that is not in `allowed` (a typo would otherwise be ignored silently)."""
     import difflib

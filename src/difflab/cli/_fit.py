@@ -24,6 +24,7 @@ from ._common import (
     check_keys,
     config_float,
     config_int,
+    error_text,
     fail,
     load_model_and_protocol,
     read_config,
@@ -61,6 +62,8 @@ def fit(
     except ValueError as err:
         raise fail(str(err)) from None
     fit_spec = spec.get("fit", {})
+    if resume and "checkpoint" not in fit_spec:
+        raise fail('--resume needs a checkpoint file to continue from: set [fit] checkpoint = "fit.ckpt.nc"')
     out = output or resolve_path(base, spec.get("output", {}).get("path"))
     if out is None:
         raise fail("give the result file with -o/--output or [output] path")
@@ -84,7 +87,7 @@ def fit(
             model, protocol, data, params=params, checkpoint=checkpoint, resume=checkpoint if resume else None, **kwargs
         )
     except (ValueError, KeyError, TypeError, FileExistsError, ImportError) as err:
-        raise fail(str(err).strip("'\"")) from None
+        raise fail(error_text(err)) from None
     _write(result, out, overwrite)
     typer.echo(f"wrote {out}")
     typer.echo(repr(result))
@@ -124,7 +127,12 @@ def _load_data(spec: dict[str, Any], base: Path):
         rec = read_nwb(resolve_path(base, spec["nwb"]), **options)
         ds, recorded = rec.data, rec.protocols
         spec = {"variable": "V", **spec}
-    da = ds[required(spec, "variable", "data")]
+    variable = required(spec, "variable", "data")
+    if variable not in ds.data_vars:
+        source = next(f"{k} {str(spec[k])!r}" for k in ("dataset", "file", "nwb") if k in spec)
+        have = ", ".join(map(repr, ds.data_vars)) or "none"
+        raise ValueError(f"[data] variable {variable!r} is not in {source} (its variables: {have})")
+    da = ds[variable]
     if "select" in spec:
         da = da.sel(spec["select"], drop=True)
     if "time" in spec:

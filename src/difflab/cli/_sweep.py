@@ -23,6 +23,7 @@ from ._common import (
     check_keys,
     config_float,
     config_int,
+    error_text,
     fail,
     load_model_and_protocol,
     read_config,
@@ -75,7 +76,7 @@ def sweep(
             ds = _on_scheduler(scheduler, scheduler_timeout, run_sweep, model, protocol, ts, design, observables,
                                directory=directory.absolute(), chunk_size=chunk_size)  # fmt: skip
     except (ValueError, KeyError, TypeError) as err:
-        raise fail(str(err).strip("'\"").replace("client: ", "--scheduler: ")) from None
+        raise fail(error_text(err).replace("client: ", "--scheduler: ")) from None
     typer.echo(f"wrote {len(list(directory.glob('chunk_*.nc')))} chunk file(s) to {directory}")
     typer.echo(str(ds))
 
@@ -97,13 +98,20 @@ def make_design(spec: dict[str, Any]):
     if kind == "grid":
         values = {}
         for name, v in required(spec, "parameters", "design").items():
-            values[name] = np.linspace(v["start"], v["stop"], int(v["num"])) if isinstance(v, dict) else v
+            if isinstance(v, dict):
+                table = f"design.parameters.{name}"
+                check_keys(v, {"start", "stop", "num"}, table)
+                for key in ("start", "stop", "num"):
+                    required(v, key, table)
+                v = np.linspace(config_float(v, "start", table), config_float(v, "stop", table),
+                                config_int(v, "num", table, 0, minimum=1))  # fmt: skip
+            values[name] = v
         return Grid(**values)
     classes: dict[str, Callable[..., Any]] = {"random": RandomDesign, "lhs": LatinHypercube, "sobol": Sobol}
     if kind not in classes:
         raise ValueError(f"[design] type must be 'grid', 'random', 'lhs' or 'sobol'; got {kind!r}")
     bounds = {k: tuple(v) for k, v in required(spec, "bounds", "design").items()}
-    n = int(required(spec, "n", "design"))
+    n = config_int(spec, "n", "design", required(spec, "n", "design"), minimum=1)
     return classes[kind](n, bounds, seed=int(spec.get("seed", 0)), log=tuple(spec.get("log", ())))
 
 
@@ -111,6 +119,9 @@ def make_observable(name: str, spec: dict[str, Any]):
     """`(fn, units)` of one observable from its TOML table."""
     import jax.numpy as jnp
 
+    if not isinstance(spec, dict):
+        raise ValueError(f"[observables] {name} must be a table such as {{ kind = 'max', variable = 'V' }}; got {spec}")
+    check_keys(spec, {"kind", "variable", "window", "threshold"}, f"observables.{name}")
     kind = required(spec, "kind", f"observables.{name}")
     var = spec.get("variable", "V")
     reducers = {"final": lambda y: y[-1], "max": jnp.max, "min": jnp.min, "mean": jnp.mean}

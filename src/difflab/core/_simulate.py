@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,11 @@ def simulate(
     """
     if not isinstance(model, AbstractModel):
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
+    if isinstance(protocol, numbers.Number):
+        raise TypeError(
+            f"protocol must be a difflab protocol (e.g. difflab.Constant({protocol!r})) or None; got the "
+            f"{type(protocol).__name__} {protocol!r}"
+        )
     ts = jnp.asarray(ts)
     if ts.ndim != 1 or ts.shape[0] < 2:
         raise ValueError(f"ts must be 1-D with at least 2 times; got shape {ts.shape}")
@@ -91,6 +97,7 @@ def simulate(
         y0 = model.initial_state()
     else:
         model.check_state(y0)
+        _check_state_shapes(model, y0)
         for name, value in y0.items():
             check_finite(value, f"y0[{name!r}]")
     # physical parameters: refused now when concrete; when traced, raised in the compiled program (throw) or the
@@ -106,8 +113,9 @@ def simulate(
         step = np.asarray(dt0, dtype=float)
         if step.ndim != 0 or not np.isfinite(step) or step <= 0:
             raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
+    origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
-    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw)
+    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
@@ -192,6 +200,31 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
     )
 
 
+def _check_state_shapes(model, y0) -> None:
+    """Refuse a state variable whose shape does not broadcast with that of `model.initial_state()`.
+
+    A larger state is allowed: a vector protocol (one amplitude per cell of an F-I curve) drives a scalar-parameter
+    model over a leading axis that only `y0` and the protocol carry."""
+    expected = jax.eval_shape(model.initial_state)
+    leads: dict[str, tuple[int, ...]] = {}
+    for name, value in y0.items():
+        want = getattr(expected.get(name) if isinstance(expected, dict) else None, "shape", None)
+        if want is None or isinstance(value, dict | list | tuple):
+            continue  # a structured state: left to the model's check_state
+        want, got = tuple(want), tuple(jnp.shape(value))
+        try:
+            np.broadcast_shapes(got, want)
+        except ValueError:
+            raise ValueError(
+                f"y0[{name!r}] must have shape {want} (as model.initial_state()) or one that broadcasts with it; "
+                f"got shape {got}"
+            ) from None
+        leads[name] = got[: max(len(got) - len(want), 0)]
+    if len(set(leads.values())) > 1:  # a leading axis on some states only: the vector field cannot match it
+        shown = ", ".join(f"y0[{k!r}] {v}" for k, v in leads.items())
+        raise ValueError(f"y0 entries must share one leading shape beyond model.initial_state()'s; got {shown}")
+
+
 def _check_finite_solution(ts, ys) -> None:
     """Raise if a concrete solution holds NaN/inf (the solver reports success when NaN propagates quietly)."""
     for name, y in ys.items() if isinstance(ys, dict) else enumerate(jax.tree.leaves(ys)):
@@ -227,7 +260,7 @@ def _default_dt0(model, protocol, controller):
     return float(scale / np.ceil(scale / float(dt0) * (1 - 1e-9)))  # a Python float: weakly typed, keeps float32
 
 
-def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):
+def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin=""):
     """``max_steps``, raised to the known step count of a fixed-step solve when left at its default.
 
     An explicit bound that is too small raises here when ``throw`` is set; otherwise the solve reports
@@ -245,10 +278,15 @@ def _fit_fixed_steps(max_steps, controller, dt0, ts, throw):
     if max_steps == DEFAULT_MAX_STEPS:
         if needed > FIXED_STEP_BUDGET:
             total = int(np.ceil(count))
+            hint = ""
+            if origin and step < 1e-6:
+                hint = (
+                    "; a default step this small comes from a parameter setting the model's time scale (a temperature?)"
+                )
             raise ValueError(
-                f"fixed steps of dt0={step:g} over [{times[0]:g}, {times[-1]:g}] take {total:,} steps, more than "
-                f"the budget of {FIXED_STEP_BUDGET:,}: shorten ts, pass a larger dt0, or pass max_steps={total} "
-                "to run it anyway"
+                f"fixed steps of dt0={step:g}{origin} over [{times[0]:g}, {times[-1]:g}] take {total:,} steps, "
+                f"more than the budget of {FIXED_STEP_BUDGET:,}: shorten ts, pass a larger dt0, or pass "
+                f"max_steps={total} to run it anyway{hint}"
             )
         return int(np.ceil(count)) + 1
     if not throw:

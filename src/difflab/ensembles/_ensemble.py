@@ -103,6 +103,8 @@ def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
     if len(set(sizes.values())) != 1 or None in sizes.values():
         raise ValueError(f"make_batch values must share one leading member axis; got lengths {sizes}")
     n = next(iter(sizes.values()))
+    if n == 0:
+        raise ValueError(f"make_batch values must hold at least one member; got lengths {sizes}")
     batch = jax.tree.map(lambda x: jnp.broadcast_to(x, (n, *jnp.shape(x))), model)
     per_member = {}
     for name, value in arrays.items():
@@ -150,6 +152,10 @@ def run_ensemble(
         solver statistics in ``stats`` (e.g. ``stats["num_steps"]``).
     """
     n = n_members(batch)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a whole number >= 1 (members per vmapped group); got {chunk_size!r}")
+    if devices is not None and len(devices) == 0:
+        raise ValueError("devices must name at least one device (or be None for all of jax.devices()); got []")
     ts = jnp.asarray(ts)
     options = {**simulate_kwargs, "throw": False}
     controller = options.get("stepsize_controller") or member(batch, 0).default_stepsize_controller()

@@ -71,12 +71,15 @@ def sweep(
     """
     if not isinstance(design, AbstractDesign):
         raise TypeError(f"design must be a Grid, RandomDesign, LatinHypercube or Sobol; got {type(design).__name__}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a whole number >= 1 (points per chunk); got {chunk_size!r}")
     obs = _as_observables(observables)
     points = design.points()
     for name in points:
         model.resolve(name)
     n = len(design)
     starts = list(range(0, n, chunk_size))
+    _check_points(model, points, starts, chunk_size)
     attrs = {
         "design": type(design).__name__,
         "design_fingerprint": design.fingerprint(),
@@ -132,6 +135,23 @@ def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folde
     return chunks
 
 
+def _check_points(model, points, starts, chunk_size) -> None:
+    """Refuse an unphysical design point before any chunk runs, naming the point and its values."""
+    for start in starts:
+        chunk = {k: v[start : start + chunk_size] for k, v in points.items()}
+        try:
+            make_batch(model, **chunk)
+        except ValueError:
+            for j in range(len(next(iter(chunk.values())))):
+                values = {k: v[j].item() if np.ndim(v[j]) == 0 else v[j] for k, v in chunk.items()}
+                try:
+                    model.replace(**values)
+                except ValueError as err:
+                    shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+                    raise ValueError(f"design point {start + j} ({shown}): {err}") from None
+            raise
+
+
 def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
     items: Iterable[tuple[Any, Any]]
     if isinstance(observables, Mapping):
@@ -151,10 +171,17 @@ def _as_observables(observables) -> dict[str, tuple[Observable, str]]:
 
 def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
     """Create `folder` or check that the chunks already in it belong to this study."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"directory {str(folder)!r} is a file; give a folder for the chunk files")
     folder.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.glob("chunk_*.nc")):
-        with xr.open_dataset(path, engine="netcdf4") as ds:
-            theirs = {k: ds.attrs.get(k) for k in attrs}
+        try:
+            with xr.open_dataset(path, engine="netcdf4") as ds:
+                theirs = {k: ds.attrs.get(k) for k in attrs}
+        except (OSError, ValueError, RuntimeError) as err:
+            raise ValueError(
+                f"chunk {str(path)!r} cannot be read ({err}); delete it and rerun to recompute it"
+            ) from None
         differ = [k for k in attrs if str(theirs[k]) != str(attrs[k])]
         if differ:
             what = {"problem_fingerprint": "the model, protocol, time grid, solver options or observable definitions"}

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex, Float
 
 from ..core._protocol import AbstractProtocol, Constant
+from ._checks import check_finite
 from ._operator import Operator, as_operator
 
 __all__ = ["Controls", "Drive"]
@@ -35,6 +36,7 @@ class Drive(eqx.Module):
         if not isinstance(protocol, AbstractProtocol):
             protocol = Constant(protocol)
         self.protocol = protocol
+        check_finite(operator, "Drive.operator")  # before the layout detection, which would drop a NaN entry
         self.operator = as_operator(operator, name="Drive.operator")
 
 

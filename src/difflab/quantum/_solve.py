@@ -7,6 +7,7 @@ for. Expectation values are returned as real and imaginary parts, shape (time, o
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -44,6 +45,9 @@ def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: 
     if controller is not None:
         raise ValueError("pass stepsize_controller or the deprecated rtol/atol/dtmax, not both")
     rtol, atol = 1e-6 if rtol is None else rtol, 1e-8 if atol is None else atol
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, bool) or not (_is_number(value) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
     warnings.warn(
         f"rtol/atol/dtmax are deprecated; pass stepsize_controller=diffrax.PIDController(rtol={rtol}, atol={atol}, "
         "dtmax=...), the keyword difflab.simulate takes (the default controller sets dtmax to half the shortest "
@@ -52,6 +56,14 @@ def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: 
         stacklevel=stacklevel,
     )
     return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(drives) if dtmax is None else dtmax)
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def solve_model(

@@ -188,10 +188,19 @@ def _check_runner_fields(spec: CaseSpec, required: dict[str, type], optional: di
         spec.get(field, kind)
     for field, kind in optional.items():
         spec.get(field, kind, default=None)
-    allowed = set(_COMMON) | {"dataset", "dataset_file"} | {f.split(".")[0] for f in {**required, **optional}}
+    fields = {**required, **optional}
+    allowed = set(_COMMON) | {"dataset", "dataset_file"} | {f.split(".")[0] for f in fields}
     unknown = sorted(set(spec.data) - allowed)
     if unknown:
         raise CaseError(f"{spec.file}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+    # a table declared only through its dotted fields (e.g. 'simulation.solver'): a typo inside it is refused too
+    for table in {f.split(".")[0] for f in fields if "." in f} - set(fields):
+        inner = {f.split(".")[1] for f in fields if f.startswith(f"{table}.")}
+        value = spec.data.get(table)
+        unknown = sorted(set(value) - inner) if isinstance(value, dict) else []
+        if unknown:
+            names = ", ".join(f"'{table}.{k}'" for k in unknown)
+            raise CaseError(f"{spec.file}: unknown field(s) {names}; allowed in '{table}': {sorted(inner)}")
 
 
 def _check_type(value: Any, kind: type | tuple[type, ...], field: str, file: Path) -> Any:
