@@ -62,7 +62,21 @@ class Identity(AbstractTransform):
         return x0 + scale * jax.random.uniform(key, shape + x0.shape, x0.dtype, -0.5, 0.5)
 
 
-class Positive(AbstractTransform):
+class _AbstractPositive(AbstractTransform):
+    """A transform onto `x > 0`: `clip` raises an estimate to at least `POSITIVE_FLOOR`, multi-start guesses are
+    log-uniform in `[x0 / 2, 2 x0]`."""
+
+    def clip(self, x):
+        return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)
+
+    def sample(self, key, x0, shape):
+        return x0 * jnp.exp(jax.random.uniform(key, shape + x0.shape, x0.dtype, -np.log(2), np.log(2)))
+
+    def check(self, x, name):
+        _check_inside(x, name, 0.0, np.inf)
+
+
+class Positive(_AbstractPositive):
     """`x = softplus(u) = log(1 + e^u) > 0`; inverse `u = x + log(1 - e^{-x})`.
 
     Softplus is linear for large `u`, so steps in `u` stay steps of similar size in `x`
@@ -77,17 +91,8 @@ class Positive(AbstractTransform):
         x = jnp.asarray(x)
         return x + jnp.log(-jnp.expm1(-x))
 
-    def clip(self, x):
-        return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)
 
-    def sample(self, key, x0, shape):
-        return x0 * jnp.exp(jax.random.uniform(key, shape + x0.shape, x0.dtype, -np.log(2), np.log(2)))
-
-    def check(self, x, name):
-        _check_inside(x, name, 0.0, np.inf)
-
-
-class Log(AbstractTransform):
+class Log(_AbstractPositive):
     """`x = exp(u) > 0`; inverse `u = log(x)`: a scale-free parametrisation.
 
     Suited to parameters known only to an order of magnitude (rates, conductances).
@@ -99,15 +104,6 @@ class Log(AbstractTransform):
 
     def inverse(self, x):
         return jnp.log(jnp.asarray(x))
-
-    def clip(self, x):
-        return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)
-
-    def sample(self, key, x0, shape):
-        return x0 * jnp.exp(jax.random.uniform(key, shape + x0.shape, x0.dtype, -np.log(2), np.log(2)))
-
-    def check(self, x, name):
-        _check_inside(x, name, 0.0, np.inf)
 
 
 class Bounded(AbstractTransform):

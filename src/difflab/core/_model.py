@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import equinox as eqx
 from jaxtyping import Array, ArrayLike, PyTree
@@ -60,7 +60,7 @@ class AbstractModel(eqx.Module):
 
         return diffrax.PIDController(rtol=1e-6, atol=1e-8)
 
-    def default_dt0(self) -> float | None:
+    def default_dt0(self) -> float | Array | None:
         """The initial step (``None`` lets an adaptive controller choose)."""
         return None
 
@@ -119,7 +119,7 @@ class AbstractModel(eqx.Module):
             )
         return path
 
-    def replace(self, **values: ArrayLike) -> AbstractModel:
+    def replace(self, **values: ArrayLike) -> Self:
         """A copy with parameters replaced by name, ``model.replace(gNa=110.0)``.
 
         Values keep the dtype of the field they replace (a float32 model stays float32).

@@ -130,8 +130,9 @@ class HodgkinHuxley(AbstractModel):
         """The channels in the order they were given."""
         return tuple(self.channels[k] for k in self.channel_order)
 
+    # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
-    def states(self) -> tuple[StateInfo, ...]:
+    def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         gates = tuple(StateInfo(g, _GATE_UNITS, f"gating variable {g}") for g in self.gate_names)
         return (StateInfo("V", "mV", "membrane potential"), *gates)
 
@@ -165,17 +166,17 @@ class HodgkinHuxley(AbstractModel):
 
     def conductances(self, gates: dict[str, Array]) -> tuple[Array, Array]:
         """Total conductance `G = Σ G_c` (mS/cm²) and `Σ G_c E_c` (µA/cm²) at the given gates."""
-        G = 0.0
-        GE = 0.0
+        G: Array | float = 0.0
+        GE: Array | float = 0.0
         for channel in self.ordered_channels():
             g = channel.conductance(gates)
             G = G + g
             GE = GE + g * channel.E
-        return G, GE
+        return jnp.asarray(G), jnp.asarray(GE)
 
     def ionic_current(self, V: Array, gates: dict[str, Array]) -> Array:
         """Total outward ionic current density (µA/cm²)."""
-        return sum(channel.current(V, gates) for channel in self.ordered_channels())
+        return jnp.asarray(sum(channel.current(V, gates) for channel in self.ordered_channels()))
 
     def vector_field(self, t, y, args):
         V = y["V"]

@@ -77,7 +77,7 @@ def run_cell_trace(case: CaseSpec) -> CaseOutcome:
         details.append(f"{site}: model {got.size}, reference {want.size}")
     rms = {loc: rms_error(V[loc], V_ref[loc]) for loc in locations}
     peak = {loc: max_abs_error(V[loc], V_ref[loc]) for loc in locations}
-    worst_rms, worst_peak = max(rms, key=rms.get), max(peak, key=peak.get)
+    worst_rms, worst_peak = max(rms, key=rms.__getitem__), max(peak, key=peak.__getitem__)
     metrics = [
         metric(case, "spike_count_error", count_error(n_model, n_ref), units="spikes", detail="; ".join(details)),
         metric(case, "spike_time_max_error", worst, units="ms", detail="worst paired spike over all sites"),

@@ -21,6 +21,8 @@ the full trace then removes the small bias that noise in the regressors leaves.
 
 from __future__ import annotations
 
+import operator
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -73,7 +75,7 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
         unit = channel
         field = where_field(where, key)
         if field is not None:
-            unit = eqx.tree_at(lambda c, f=field: getattr(c, f), channel, jnp.ones_like(getattr(channel, field)))
+            unit = eqx.tree_at(operator.attrgetter(field), channel, jnp.ones_like(getattr(channel, field)))
         currents[key] = np.asarray(unit.current(jnp.asarray(Vf), gates))
     drive = np.asarray(jax.vmap(lambda t: jnp.asarray(protocol(t)))(jnp.asarray(ts[:-1] + dt / 2))) * dt
     trapz = {k: 0.5 * (c[1:] + c[:-1]) * dt for k, c in currents.items()}

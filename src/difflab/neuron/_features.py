@@ -15,7 +15,7 @@ from jaxtyping import Array, ArrayLike, Float
 DEFAULT_MAX_SPIKES = 32
 
 
-def _crossings(ts: Array, V: Array, threshold) -> tuple[Array, Array]:
+def _crossings(ts: ArrayLike, V: Array, threshold) -> tuple[Array, Array]:
     """Upward crossings between samples i and i+1, and their linearly interpolated times."""
     ts = jnp.broadcast_to(jnp.asarray(ts, dtype=V.dtype), V.shape)
     v0, v1 = V[..., :-1], V[..., 1:]

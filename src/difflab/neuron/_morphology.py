@@ -33,6 +33,12 @@ _RESISTANCE = 1e-2
 _LOCATION = re.compile(r"^\s*(?P<name>[^()\s]+)\s*\(\s*(?P<x>[0-9.eE+-]+)\s*\)\s*$")
 
 
+def as_point(values) -> tuple[float, float, float, float]:
+    """`(x, y, z, diam)` (µm) as Python floats, from any sequence of four numbers."""
+    x, y, z, diam = map(float, values)
+    return x, y, z, diam
+
+
 @dataclasses.dataclass(frozen=True)
 class Section:
     """An unbranched cable: 3-D points along its axis, its parent and its number of compartments.
@@ -71,7 +77,7 @@ class Section:
         o, u = np.asarray(origin, float), np.asarray(direction, float)
         u = u / np.linalg.norm(u)
         end = o + float(L) * u
-        points = ((*map(float, o), float(diam)), (*map(float, end), float(diam)))
+        points = (as_point((*o, diam)), as_point((*end, diam)))
         return cls(name, region or name.split("[")[0], points, parent, float(parent_x), int(nseg))
 
     @property
@@ -129,7 +135,7 @@ class Morphology:
         parent = np.full(self.n_nodes, -1)
         q = np.zeros(self.n_nodes)  # resistance to the parent node, per Ω·cm of the edge's section (MΩ)
         edge_section = np.zeros(self.n_nodes, dtype=int)
-        zero_end = {}
+        zero_end: dict[int, int] = {}
         for k in self._topological_order():
             sec = self.sections[k]
             zero_end[k] = root_end if sec.parent is None else self._node_at(self.index[sec.parent], sec.parent_x,

@@ -36,11 +36,11 @@ from ._cell_validation import _finite
 
 def synapses_from(ref) -> list:
     """The synapse groups a reference dataset describes (one group per mechanism)."""
-    from ._synapses import Exp2Synapses, ExpSynapses
+    from ._synapses import AbstractSynapses, Exp2Synapses, ExpSynapses
 
     mech = ref["syn_mechanism"].values if "syn_mechanism" in ref else np.full(ref.sizes["synapse"], "ExpSyn")
     col = lambda name, rows: ref[f"syn_{name}"].values[rows]  # noqa: E731
-    groups = []
+    groups: list[AbstractSynapses] = []
     for kind in sorted(set(map(str, mech))):
         rows = np.flatnonzero(mech == kind)
         common = (col("pre", rows), col("post", rows), col("weight", rows), col("delay", rows))

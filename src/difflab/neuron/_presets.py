@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +11,10 @@ import jax.numpy as jnp
 
 from ..data._resources import resource_dir
 from ._cell import HodgkinHuxley
-from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
+from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 
 _FOLDER = "hodgkin_huxley"
-_CHANNELS = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
+_CHANNELS: dict[str, Callable[[], AbstractChannel]] = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
 
 
 def available_presets() -> list[str]:

@@ -115,8 +115,9 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
 class HermiteVoltageInterpolation(AbstractLocalInterpolation):
     """Cubic Hermite in time for `V` (values and slopes at both ends), linear for the gates."""
 
-    t0: Array
-    t1: Array
+    # diffrax declares `t0` and `t1` as ClassVars when type checking (its AbstractVar); fields implement them
+    t0: Array  # type: ignore[misc]
+    t1: Array  # type: ignore[misc]
     y0: dict
     y1: dict
     k0: Array

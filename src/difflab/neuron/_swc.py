@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._morphology import Morphology, Section
+from ._morphology import Morphology, Section, as_point
 
 _TYPES = {1: "soma", 2: "axon", 3: "dend", 4: "apic"}
 
@@ -91,7 +91,8 @@ def _parse(path: Path) -> dict[int, tuple[int, np.ndarray, int, int]]:
 def _check_acyclic(points, name: str) -> None:
     state: dict[int, int] = {}  # 1 = on the current path, 2 = reaches the root
     for start in points:
-        path, node = [], start
+        path: list[int] = []
+        node = start
         while node != -1 and state.get(node) != 2:
             if state.get(node) == 1:
                 cycle = [*path[path.index(node) :], node]
@@ -119,7 +120,8 @@ def _sections(points, nseg, fname: str) -> list[Section]:
         while len(kids := children.get(run[-1], [])) == 1 and points[kids[0]][0] == points[run[-1]][0]:
             run.append(kids[0])
         runs[s] = run
-    names, counts = {}, {}
+    names: dict[int, str] = {}
+    counts: dict[str, int] = {}
     for s in starts:  # numbered by type in file order of their first point
         kind = points[s][0]
         base = _TYPES.get(kind, f"dend_{kind}")
@@ -157,11 +159,11 @@ def _soma_section(points, soma, children, fname, nseg) -> Section:
     if len(soma) == 1 or is_three_point:
         r = diam / 2
         pts = [(*(centre + np.array([dx, 0.0, 0.0])), diam) for dx in (-r, 0.0, r)]
-        return Section("soma[0]", "soma", tuple(tuple(map(float, p)) for p in pts), None, 1.0, count)
+        return Section("soma[0]", "soma", tuple(as_point(p) for p in pts), None, 1.0, count)
     chain, node = [first], first
     while len(kids := [k for k in children.get(node, []) if points[k][0] == 1]) == 1:
         chain.append(kids[0])
         node = kids[0]
     if len(chain) != len(soma):
         raise SWCError(f"{fname}: soma points must form one chain or be the 1- or 3-point convention; got {soma[:8]}")
-    return Section("soma[0]", "soma", tuple(tuple(map(float, points[p][1])) for p in chain), None, 1.0, count)
+    return Section("soma[0]", "soma", tuple(as_point(points[p][1]) for p in chain), None, 1.0, count)

@@ -67,7 +67,7 @@ class AbstractSynapses(eqx.Module):
         safe = jnp.where(arrived, u, 0.0)  # double where: no inf/NaN in the unused branch's gradient
         return self.weight * jnp.sum(jnp.where(arrived, self.kernel(safe / self.time_scale()[..., None]), 0.0), axis=-1)
 
-    def mean_conductance(self, t0: ArrayLike, t1: ArrayLike, spikes: Array) -> Array:
+    def mean_conductance(self, t0: float | Array, t1: float | Array, spikes: Array) -> Array:
         """Mean conductance over ``[t0, t1]`` (µS), exact: ``w τ Σ (∫K up to t1 − ∫K up to t0) / (t1 − t0)``."""
         pre = np.asarray(self.pre)
         arrival = spikes[..., pre, :] + self.delay[..., None]
@@ -117,11 +117,8 @@ def _init(self, pre, post, weight, delay, E, **taus):
         setattr(self, name, arr)
 
 
-class ExpSynapses(AbstractSynapses):
-    """Exponentially decaying conductances, NEURON's ``ExpSyn`` (a jump of ``weight`` µS, decay ``tau`` ms).
-
-    Example: ``ExpSynapses(pre=[0, 1], post=[1, 2], weight=0.01, delay=[2.0, 3.0], tau=2.0, E=0.0)``.
-    """
+class _AbstractOneTau(AbstractSynapses):
+    """Synapses whose kernel has one time constant ``tau`` (ms), the kernel's unit of time."""
 
     weight: Array
     delay: Array
@@ -138,6 +135,13 @@ class ExpSynapses(AbstractSynapses):
 
     def physical_checks(self):
         return _checks(self, tau=self.tau)
+
+
+class ExpSynapses(_AbstractOneTau):
+    """Exponentially decaying conductances, NEURON's ``ExpSyn`` (a jump of ``weight`` µS, decay ``tau`` ms).
+
+    Example: ``ExpSynapses(pre=[0, 1], post=[1, 2], weight=0.01, delay=[2.0, 3.0], tau=2.0, E=0.0)``.
+    """
 
     def kernel(self, x):
         return jnp.exp(-x)
@@ -146,24 +150,8 @@ class ExpSynapses(AbstractSynapses):
         return -jnp.expm1(-x)
 
 
-class AlphaSynapses(AbstractSynapses):
+class AlphaSynapses(_AbstractOneTau):
     """Alpha-function conductances ``weight · (u/τ) e^{1 − u/τ}`` (peak ``weight`` µS at ``τ`` ms after arrival)."""
-
-    weight: Array
-    delay: Array
-    tau: Array
-    E: Array
-    pre: tuple[int, ...] = eqx.field(static=True)
-    post: tuple[int, ...] = eqx.field(static=True)
-
-    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
-        _init(self, pre, post, weight, delay, E, tau=tau)
-
-    def time_scale(self):
-        return self.tau
-
-    def physical_checks(self):
-        return _checks(self, tau=self.tau)
 
     def kernel(self, x):
         return x * jnp.exp(1 - x)

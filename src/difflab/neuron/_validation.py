@@ -72,7 +72,7 @@ def run_trace(case: CaseSpec) -> CaseOutcome:
         zoom = (ts >= spikes_ref[-1] - 3.0) & (ts <= spikes_ref[-1] + 4.0)
         caption = f"Zoom on the last reference spike ({spikes_ref[-1]:.2f} ms), where timing errors are largest."
         figures.append((caption, overlay_figure(ts[zoom], V[zoom], V_ref[zoom], xlabel="time (ms)", ylabel="V (mV)")))
-    provenance = {**dict(traj.provenance), "preset": case.model, "protocol": describe_protocol(protocol)}
+    provenance = {**dict(traj.provenance), "preset": _preset_name(case), "protocol": describe_protocol(protocol)}
     return CaseOutcome(metrics, figures, provenance | _reference_provenance(ref))
 
 
@@ -96,17 +96,16 @@ def run_fi_curve(case: CaseSpec) -> CaseOutcome:
     ]  # fmt: skip
     caption = f"F-I curve: firing rate in [{window[0]:g}, {window[1]:g}) ms, difflab over the reference, and error."
     figure = overlay_figure(currents, rate, rate_ref, xlabel=f"current ({units})", ylabel="rate (Hz)", marker="o")
-    provenance = {**_solver_provenance(model, options), "preset": case.model}
+    provenance = {**_solver_provenance(model, options), "preset": _preset_name(case)}
     provenance["protocol"] = f"constant current from t = 0 ms, t_end = {t_end:g} ms, window = {window} ms"
     return CaseOutcome(metrics, [(caption, figure)], provenance | _reference_provenance(ref))
 
 
 def check_preset(case: CaseSpec) -> None:
     """Eager check: the case's model preset exists."""
-    if case.model is None:
-        raise CaseError(f"{case.file}: missing field 'model' (a preset in models/, e.g. 'hodgkin_huxley/squid_axon')")
+    name = _preset_name(case)
     try:
-        preset_file(case.model)
+        preset_file(name)
     except PresetError as err:
         raise CaseError(f"{case.file}: field 'model': {err}") from err
     solver = case.get("simulation.solver", str, default="default")
@@ -114,8 +113,14 @@ def check_preset(case: CaseSpec) -> None:
         raise CaseError(f"{case.file}: field 'simulation.solver': {solver!r} is not one of {', '.join(_SOLVERS)}")
 
 
+def _preset_name(case: CaseSpec) -> str:
+    if case.model is None:
+        raise CaseError(f"{case.file}: missing field 'model' (a preset in models/, e.g. 'hodgkin_huxley/squid_axon')")
+    return case.model
+
+
 def _model_and_options(case: CaseSpec):
-    model = load_model(case.model)
+    model = load_model(_preset_name(case))
     solver = case.get("simulation.solver", str, default="default")
     options = {}
     if solver != "default":

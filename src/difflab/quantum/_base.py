@@ -47,7 +47,7 @@ class AbstractQuantumModel(AbstractModel):
 
     def default_stepsize_controller(self):
         """PID at rtol 1e-6, atol 1e-8, with the maximum step set by the shortest pulse feature."""
-        return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(self.drives))
+        return default_controller(self.drives)
 
 
 def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple[Drive, ...]]:
@@ -91,6 +91,11 @@ def control_values(drives: tuple[Drive, ...], args, t) -> Float[Array, " drives"
         return jnp.zeros((0,))
     protocol = args if isinstance(args, AbstractProtocol) else controls_of(drives)
     return jnp.reshape(protocol(t), (len(drives),))
+
+
+def default_controller(drives: tuple[Drive, ...]) -> diffrax.PIDController:
+    """The quantum models' default step-size control: PID at rtol 1e-6, atol 1e-8, maximum step `max_step(drives)`."""
+    return diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(drives))
 
 
 def max_step(drives: tuple[Drive, ...]) -> float | None:

@@ -123,7 +123,7 @@ def to_dataset(result: QuantumResult) -> xr.Dataset:
                 )
     steps = np.asarray(traj.stats["num_steps"]).reshape(lead)
     data["num_steps"] = xr.Variable(dims, steps, {"long_name": "solver steps per member"})
-    coords = {"time": ("time", np.asarray(result.ts), {"units": result.time_units})}
+    coords: dict[str, tuple] = {"time": ("time", np.asarray(result.ts), {"units": result.time_units})}
     if "initial_state" in dims:
         coords["initial_state"] = ("initial_state", np.arange(lead[len(dims) - 1]))
     if result.names:

@@ -45,7 +45,8 @@ class LindbladModel(AbstractQuantumModel):
     drives: tuple[Drive, ...]
     jump_ops: tuple[Operator, ...]
     y0: dict[str, Array]
-    time_units: str = eqx.field(static=True)
+    # equinox lets a field implement the AbstractClassVar `time_units` (mypy reads it as a plain ClassVar)
+    time_units: str = eqx.field(static=True)  # type: ignore[misc]
     states = (StateInfo("rho", "1", "density matrix as [real part, imaginary part]"),)
 
     def __init__(

@@ -28,7 +28,7 @@ from jaxtyping import ArrayLike, Complex, Float
 
 from ..core._backend import default_solver
 from ..core._checks import check_finite, check_increasing
-from ._base import convert_drive_list, max_step
+from ._base import convert_drive_list, default_controller
 from ._batch import resolve_strategy, solve_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
@@ -36,7 +36,7 @@ from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, cached_operator
 from ._schrodinger import SchrodingerModel, split_state
-from ._solve import DEFAULT_MAX_STEPS, deprecated_tolerances, solve_model
+from ._solve import DEFAULT_MAX_STEPS, QuantumModel, deprecated_tolerances, solve_model
 
 __all__ = ["mesolve", "sesolve"]
 
@@ -69,7 +69,7 @@ def _solve_member(problem: _Problem, index):
     y0 = {k: v[m] for k, v in problem.y0.items()}
     if problem.open_system:
         jumps = [pick(L, f) for L, f in zip(problem.jump_ops, problem.jump_batched)]
-        model = LindbladModel(H0, problem.drives, jumps, time_units=problem.time_units)
+        model: QuantumModel = LindbladModel(H0, problem.drives, jumps, time_units=problem.time_units)
     else:
         model = SchrodingerModel(H0, problem.drives, time_units=problem.time_units)
     return solve_model(
@@ -229,7 +229,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     state_size = 2 * (n * n if open_system else n)
     strategy = resolve_strategy(strategy, batch, state_size)
     if options["stepsize_controller"] is None:  # the models' own default, computed once for all members
-        options["stepsize_controller"] = diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=max_step(drives))
+        options["stepsize_controller"] = default_controller(drives)
     if options["solver"] is None:
         options["solver"] = default_solver()
     problem = _Problem(

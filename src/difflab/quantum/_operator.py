@@ -122,7 +122,7 @@ def _is_concrete(x) -> bool:
     return not isinstance(x, jax.core.Tracer)
 
 
-def _check_square(x, name: str):
+def _check_square(x, name: str) -> Array:
     x = jnp.asarray(x)
     if x.ndim != 2 or x.shape[0] != x.shape[1]:
         raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {x.shape}.")
@@ -133,6 +133,11 @@ def dia(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Opera
     """Diagonal-sparse `Operator` from a concrete complex array (keeps only its non-zero diagonals)."""
     if isinstance(x, Operator):
         return x
+    return Operator(*_dia_parts(x, name))
+
+
+def _dia_parts(x, name: str) -> tuple[RealDia, RealDia]:
+    """The real and imaginary parts of a concrete square array, each keeping its non-zero diagonals."""
     if not _is_concrete(x):
         raise ValueError(
             f"`{name}` is a traced array, so its sparsity cannot be read; convert the constant part with `dia` "
@@ -142,10 +147,7 @@ def dia(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Opera
     if xn.ndim != 2 or xn.shape[0] != xn.shape[1]:
         raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {xn.shape}.")
     re, im = np.real(xn), np.imag(xn)
-    return Operator(
-        RealDia.from_dense(re, _layout.detect_offsets(re)),
-        RealDia.from_dense(im, _layout.detect_offsets(im)),
-    )
+    return RealDia.from_dense(re, _layout.detect_offsets(re)), RealDia.from_dense(im, _layout.detect_offsets(im))
 
 
 def dense(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Operator:
@@ -193,9 +195,9 @@ def as_operator(x, *, name: str = "operator", layout: str = "auto") -> Operator:
     if layout == "dense":
         return dense(x, name=name)
     if layout == "dia" or _is_concrete(x):
-        op = dia(x, name=name)
-        sparse_enough = max(len(op.re.offsets), len(op.im.offsets)) <= max(3, op.n // 4)
-        return op if (layout == "dia" or sparse_enough) else dense(x, name=name)
+        re, im = _dia_parts(x, name)
+        sparse_enough = max(len(re.offsets), len(im.offsets)) <= max(3, re.n // 4)
+        return Operator(re, im) if (layout == "dia" or sparse_enough) else dense(x, name=name)
     return dense(x, name=name)
 
 

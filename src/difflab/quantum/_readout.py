@@ -28,7 +28,7 @@ class Readout(eqx.Module):
 
     def __init__(self, eps_g: ArrayLike = 0.0, eps_e: ArrayLike = 0.0):
         for name, value in (("eps_g", eps_g), ("eps_e", eps_e)):
-            if not 0.0 <= float(value) < 0.5:
+            if not 0.0 <= float(np.asarray(value)) < 0.5:
                 raise ValueError(f"`{name}` must lie in [0, 0.5), got {value}.")
         self.eps_g = jnp.asarray(eps_g, dtype=float)
         self.eps_e = jnp.asarray(eps_e, dtype=float)

@@ -39,7 +39,8 @@ class SchrodingerModel(AbstractQuantumModel):
     H0: Operator
     drives: tuple[Drive, ...]
     y0: dict[str, Array]
-    time_units: str = eqx.field(static=True)
+    # equinox lets a field implement the AbstractClassVar `time_units` (mypy reads it as a plain ClassVar)
+    time_units: str = eqx.field(static=True)  # type: ignore[misc]
     states = (StateInfo("psi", "1", "state vector as [real part, imaginary part]"),)
 
     def __init__(

@@ -19,7 +19,7 @@ import abc
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Float
+from jaxtyping import Array, ArrayLike, Float
 
 from ..core._checks import is_concrete
 
@@ -78,7 +78,7 @@ class RealDia(AbstractRealOp):
     offsets: tuple[int, ...] = eqx.field(static=True)
 
     @classmethod
-    def from_dense(cls, matrix: Float[Array, "n n"], offsets: tuple[int, ...]) -> RealDia:
+    def from_dense(cls, matrix: Float[ArrayLike, "n n"], offsets: tuple[int, ...]) -> RealDia:
         """Gather the diagonals `offsets` of `matrix` (works on traced arrays; other entries are dropped)."""
         n = np.shape(matrix)[0]
         mask = _diag_mask(n, offsets)
@@ -86,10 +86,10 @@ class RealDia(AbstractRealOp):
         cols = np.clip(rows + np.asarray(offsets, dtype=int).reshape(-1, 1), 0, n - 1)
         if is_concrete(matrix):  # NumPy: no device dispatch for constant operators
             m = np.asarray(matrix)
-            diags = np.where(mask, m[rows, cols], 0.0).reshape(len(offsets), n).astype(m.dtype)
-            return cls(jnp.asarray(diags), tuple(offsets))
-        matrix = jnp.asarray(matrix)
-        diags = jnp.where(mask, matrix[rows, cols], 0.0) if offsets else jnp.zeros((0, n), matrix.dtype)
+            kept = np.where(mask, m[rows, cols], 0.0).reshape(len(offsets), n).astype(m.dtype)
+            return cls(jnp.asarray(kept), tuple(offsets))
+        values = jnp.asarray(matrix)
+        diags = jnp.where(mask, values[rows, cols], 0.0) if offsets else jnp.zeros((0, n), values.dtype)
         return cls(diags, tuple(offsets))
 
     @property
@@ -197,7 +197,7 @@ def zero_op(n: int, dtype=float) -> RealDia:
 
 def _merge(offsets: list[int], diags: list, n: int) -> RealDia:
     """Sum diagonals that share an offset and drop offsets outside (-n, n)."""
-    acc: dict[int, object] = {}
+    acc: dict[int, Array] = {}
     for k, d in zip(offsets, diags):
         if -n < k < n:
             acc[k] = acc[k] + d if k in acc else d

@@ -22,10 +22,10 @@ _OPTIONAL = {"simulation.rtol": float, "simulation.atol": float}
 _METRICS = ("expect_max_abs_error", "trace_error", "negativity")
 
 
-def _tolerances(case: CaseSpec) -> dict[str, diffrax.PIDController]:
+def _controller(case: CaseSpec) -> diffrax.PIDController:
     rtol = case.get("simulation.rtol", float, default=1e-10)
     atol = case.get("simulation.atol", float, default=1e-10)
-    return {"stepsize_controller": diffrax.PIDController(rtol=rtol, atol=atol)}
+    return diffrax.PIDController(rtol=rtol, atol=atol)
 
 
 def _outcome(case, ds, pairs, time_label) -> CaseOutcome:
@@ -55,7 +55,7 @@ def run_rabi(case: CaseSpec) -> CaseOutcome:
         0.5 * delta * sigmaz() + 0.5 * omega * sigmax(), basis(2, 1), ref.time.values,
         jump_ops=[np.sqrt(1 / t1) * sigmam(), np.sqrt(gamma_phi / 2) * sigmaz()],
         exp_ops={"sx": sigmax(), "sy": sigmay(), "sz": sigmaz()}, save_states=True, time_units="us",
-        **_tolerances(case),
+        stepsize_controller=_controller(case),
     ).to_xarray()  # fmt: skip
     pairs = [(v, ds.expect.sel(observable=v).values, ref[v].values) for v in ("sz", "sx", "sy")]
     return _outcome(case, ds, pairs, "time (µs)")
@@ -71,7 +71,7 @@ def run_jaynes_cummings(case: CaseSpec) -> CaseOutcome:
     ds = mesolve(
         a.conj().T @ sm + a @ sm.conj().T, tensor(basis(2, 0), coherent(n, 2.0)), ref.time.values,
         jump_ops=[np.sqrt(kappa) * a], exp_ops={"n_photon": a.conj().T @ a, "p_excited": sm.conj().T @ sm, "a": a},
-        save_states=True, **_tolerances(case),
+        save_states=True, stepsize_controller=_controller(case),
     ).to_xarray()  # fmt: skip
     pairs = [
         ("n_photon", ds.expect.sel(observable="n_photon").values, ref.n_photon.values),

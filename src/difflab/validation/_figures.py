@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-MODEL_STYLE = {"color": "tab:blue", "lw": 1.2, "label": "difflab"}
-REFERENCE_STYLE = {"color": "black", "lw": 1.0, "ls": "--", "label": "reference"}
+MODEL_STYLE: dict[str, Any] = {"color": "tab:blue", "lw": 1.2, "label": "difflab"}
+REFERENCE_STYLE: dict[str, Any] = {"color": "black", "lw": 1.0, "ls": "--", "label": "reference"}
 
 
 def overlay_figure(

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ._circuit import Circuit
-from ._gates import DoubleExcitation
+from ._gates import AbstractGate, DoubleExcitation
 from ._hamiltonians import _check_edges
 from ._standard_gates import CNOT, RX, RY, RZ, ZZ, H, X
 
@@ -29,7 +30,7 @@ def hardware_efficient(params: Array) -> Circuit:
     if np.ndim(params) != 3 or np.shape(params)[2] != 2 or np.shape(params)[1] < 2:
         raise ValueError(f"`params` must have shape (layers, n_wires >= 2, 2); got {np.shape(params)}.")
     layers, n, _ = np.shape(params)
-    ops = []
+    ops: list[AbstractGate] = []
     for layer in range(layers):
         for w in range(n):
             ops += [RY(params[layer, w, 0], w), RZ(params[layer, w, 1], w)]
@@ -43,8 +44,9 @@ def qaoa(edges: Sequence[tuple[int, int]], n_wires: int, gammas: ArrayLike, beta
     if np.ndim(gammas) != 1 or np.shape(gammas) != np.shape(betas):
         raise ValueError(f"`gammas` and `betas` must be 1-D of equal length p; got shapes {np.shape(gammas)} and "
                          f"{np.shape(betas)}.")  # fmt: skip
-    ops = [H(w) for w in range(n_wires)]
-    for layer in range(np.shape(gammas)[0]):
+    gammas, betas = jnp.asarray(gammas), jnp.asarray(betas)
+    ops: list[AbstractGate] = [H(w) for w in range(n_wires)]
+    for layer in range(gammas.shape[0]):
         ops += [ZZ(-gammas[layer], i, j) for i, j in edges]
         ops += [RX(2 * betas[layer], w) for w in range(n_wires)]
     return Circuit(n_wires, ops)

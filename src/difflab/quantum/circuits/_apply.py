@@ -30,6 +30,8 @@ def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
     its gradient took minutes to compile instead of seconds.
     """
     k = len(axes)
+    if k == 1:
+        return _apply_one(tensor, matrix, int(axes[0]))
     order = np.argsort(axes)
     sorted_axes = [int(axes[i]) for i in order]
     op = matrix.reshape((2,) * (2 * k))
@@ -50,6 +52,18 @@ def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
     return out.reshape(tensor.shape)
 
 
+def _apply_one(tensor: Array, matrix: Array, axis: int) -> Array:
+    """The one-wire case as multiply-adds of the two halves of the $(2^a, 2, 2^b)$ view.
+
+    XLA fuses them into one pass over the state, where the contraction costs a dot and a transpose: an 18-qubit
+    state-vector energy and gradient (2 layers of the hardware-efficient ansatz) ran 1.8× faster this way.
+    """
+    t = tensor.reshape(math.prod(tensor.shape[:axis]), 2, math.prod(tensor.shape[axis + 1 :]))
+    t0, t1 = t[:, 0], t[:, 1]
+    out = jnp.stack([matrix[0, 0] * t0 + matrix[0, 1] * t1, matrix[1, 0] * t0 + matrix[1, 1] * t1], axis=1)
+    return out.reshape(tensor.shape)
+
+
 def apply_controlled(
     tensor: Array, matrix: Array, controls: Sequence[int], targets: Sequence[int], values: Sequence[int]
 ) -> Array:
@@ -57,10 +71,10 @@ def apply_controlled(
 
     The other slices are left untouched, so a multi-controlled gate costs no more than its target matrix.
     """
-    index = [slice(None)] * tensor.ndim
+    axes: list[slice | int] = [slice(None)] * tensor.ndim
     for c, v in zip(controls, values, strict=True):
-        index[c] = v
-    index = tuple(index)
+        axes[c] = v
+    index = tuple(axes)
     # Taking integer indices removes the control axes: shift the target axes that came after them.
     shifted = [t - sum(c < t for c in controls) for t in targets]
     return tensor.at[index].set(apply_matrix(tensor[index], matrix, shifted))

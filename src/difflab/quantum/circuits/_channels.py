@@ -39,7 +39,7 @@ class AbstractChannel(eqx.Module):
         """$\\sum_k K_k \\rho K_k^\\dagger$ on a density tensor of shape (2,)*2n."""
         rows = list(self.wires)
         cols = [n_wires + w for w in self.wires]
-        return sum(apply_matrix(apply_matrix(rho, k, rows), jnp.conj(k), cols) for k in self.kraus())
+        return jnp.asarray(sum(apply_matrix(apply_matrix(rho, k, rows), jnp.conj(k), cols) for k in self.kraus()))
 
 
 def _probability(value: ArrayLike, name: str) -> Array:
@@ -81,34 +81,34 @@ class Kraus(AbstractChannel):
         return self.operators
 
 
-class AmplitudeDamping(AbstractChannel):
+class _AbstractDamping(AbstractChannel):
+    r"""Damping with probability `gamma` on one wire: $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, and $K_1$ holding
+    $\sqrt\gamma$ at the entry `_jump` (row, column) and zeros elsewhere."""
+
+    gamma: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+    _jump: eqx.AbstractClassVar[tuple[int, int]]
+
+    def __init__(self, gamma: ArrayLike, wire: int):
+        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
+
+    def kraus(self) -> Array:
+        g = self.gamma.astype(complex)
+        zero = jnp.zeros_like(g)
+        k1 = [[jnp.sqrt(g) if (i, j) == self._jump else zero for j in range(2)] for i in range(2)]
+        return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], k1])
+
+
+class AmplitudeDamping(_AbstractDamping):
     """Energy relaxation |1> → |0> with probability `gamma` on one wire."""
 
-    gamma: Array
-    wires: tuple[int, ...] = eqx.field(static=True)
-
-    def __init__(self, gamma: ArrayLike, wire: int):
-        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
-
-    def kraus(self) -> Array:
-        g = self.gamma.astype(complex)
-        zero = jnp.zeros_like(g)
-        return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], [[zero, jnp.sqrt(g)], [zero, zero]]])
+    _jump = (0, 1)
 
 
-class Dephasing(AbstractChannel):
+class Dephasing(_AbstractDamping):
     """Pure dephasing (phase damping) with probability `gamma`: off-diagonal elements scale by √(1 − γ)."""
 
-    gamma: Array
-    wires: tuple[int, ...] = eqx.field(static=True)
-
-    def __init__(self, gamma: ArrayLike, wire: int):
-        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
-
-    def kraus(self) -> Array:
-        g = self.gamma.astype(complex)
-        zero = jnp.zeros_like(g)
-        return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], [[zero, zero], [zero, jnp.sqrt(g)]]])
+    _jump = (1, 1)
 
 
 class Depolarizing(AbstractChannel):

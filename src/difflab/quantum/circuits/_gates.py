@@ -160,8 +160,9 @@ class Controlled(AbstractGate):
         if set(self.controls) & set(base.wires):
             raise ValueError(f"`controls` {self.controls} must not overlap the target wires {base.wires}.")
 
-    @property
-    def wires(self) -> tuple[int, ...]:
+    # equinox lets a property implement the AbstractVar `wires` (mypy reads it as a plain field)
+    @property  # type: ignore[misc]
+    def wires(self) -> tuple[int, ...]:  # type: ignore[override]
         return self.controls + self.base.wires
 
     def matrix(self) -> Array:

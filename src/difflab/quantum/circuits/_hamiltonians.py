@@ -65,7 +65,8 @@ def maxcut_hamiltonian(edges: Sequence[tuple[int, int]], n_wires: int) -> PauliS
 def maxcut_brute_force(edges: Sequence[tuple[int, int]], n_wires: int) -> tuple[int, list[str]]:
     """The maximum cut and every bit string that reaches it, by enumerating all 2ⁿ partitions."""
     edges = _check_edges(edges, n_wires)
-    best, winners = -1, []
+    best = -1
+    winners: list[str] = []
     for bits in itertools.product("01", repeat=n_wires):
         cut = sum(bits[i] != bits[j] for i, j in edges)
         if cut > best:

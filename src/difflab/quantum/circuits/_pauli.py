@@ -92,7 +92,7 @@ def _apply_string(tensor: Array, string: str, offset: int = 0) -> Array:
     return tensor
 
 
-def expectation(observable: PauliSum, state: Array) -> Array:
+def expectation(observable: PauliSum, state: ArrayLike) -> Array:
     r"""$\langle H\rangle = \sum_t c_t \langle\psi|P_t|\psi\rangle$ (state vector, shape (2ⁿ,)) or
     $\sum_t c_t \mathrm{Tr}(P_t\rho)$ (density matrix, shape (2ⁿ, 2ⁿ)); real, in the coefficients' units.
 

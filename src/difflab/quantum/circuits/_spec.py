@@ -7,7 +7,8 @@ validation runners rebuild exactly the circuit the reference simulator ran.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import _standard_gates as g
 from ._channels import AmplitudeDamping, Dephasing, Depolarizing
@@ -16,7 +17,7 @@ from ._gates import DoubleExcitation
 
 __all__ = ["circuit_from_spec"]
 
-_MAKERS = {
+_MAKERS: dict[str, Callable[..., Any]] = {
     "Hadamard": g.H, "PauliX": g.X, "PauliY": g.Y, "PauliZ": g.Z, "S": g.S, "T": g.T, "SX": g.SX,
     "RX": g.RX, "RY": g.RY, "RZ": g.RZ, "PhaseShift": g.Phase, "CNOT": g.CNOT, "CZ": g.CZ, "SWAP": g.SWAP,
     "CRX": g.CRX, "CRY": g.CRY, "CRZ": g.CRZ, "Toffoli": g.Toffoli, "IsingZZ": g.ZZ,
