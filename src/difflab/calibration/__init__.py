@@ -1,5 +1,8 @@
-"""Calibration: `calibrate` and its result, the objective, optimisers, losses, bounded transforms, measured data,
-checkpoints, uncertainty, profile likelihood and global strategies."""
+"""Calibration: fitting model parameters to measured data.
+
+The package holds `calibrate` and its result, the objective, optimisers, losses, bounded transforms, measured data,
+checkpoints, uncertainty, profile likelihood and global strategies.
+"""
 
 from ._calibrate import calibrate as calibrate
 from ._diagnostics import CalibrationWarning as CalibrationWarning

@@ -115,6 +115,7 @@ def calibrate(
         simulate_options: extra keywords for [`difflab.simulate`][] (solver, tolerances, ...).
         checkpoint: netCDF file written atomically every `checkpoint_every` steps, at the
             end, and on Ctrl-C. An existing file is never overwritten unless it is `resume`.
+        checkpoint_every: optimiser steps between two checkpoint writes (default 25).
         resume: a checkpoint to continue from, exactly where it stopped.
         progress: show a progress bar (`None`: only when stderr is a terminal).
         callback: `callback(step, losses)` after every step (`losses` per member).

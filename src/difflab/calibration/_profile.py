@@ -34,11 +34,12 @@ def profile(
     values: Sequence[float],
     **calibrate_kwargs: Any,
 ) -> xr.Dataset:
-    """The profile of parameter `name` over `values`: every other parameter of `params` refitted at each.
+    r"""The profile of parameter `name` over `values`: every other parameter of `params` refitted at each.
 
     Args:
         model: the model, ideally at the best fit (its values start every refit).
-        protocol, data: as for [`difflab.calibrate`][] (one recording).
+        protocol: the input, as for [`difflab.calibrate`][] (one recording).
+        data: the measured data, as for [`difflab.calibrate`][] (one recording).
         params: all fitted parameters and their transforms, `name` among them.
         name: the profiled parameter.
         values: where to fix it (its units), e.g. a grid around the estimate.
@@ -46,7 +47,7 @@ def profile(
 
     Returns:
         Dataset on dim `name`: `loss` (the least-squares loss, e.g. the MSE), `statistic`
-        ($\\Lambda$), the refitted values of the other parameters, and attrs `interval_lo` /
+        ($\Lambda$), the refitted values of the other parameters, and attrs `interval_lo` /
         `interval_hi` (NaN where the profile does not rise above the threshold inside `values`).
     """
     from ._calibrate import calibrate

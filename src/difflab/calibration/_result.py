@@ -65,8 +65,11 @@ class Calibration:
                 if n.endswith("_stderr")}  # fmt: skip
 
     def to_dataset(self) -> xr.Dataset:
-        """Estimates, standard errors, final losses, history (`history_*`), covariance and diagnostics
-        (`diagnostics_*`) in one Dataset."""
+        """The whole result in one Dataset.
+
+        It holds the estimates, standard errors, final losses, history (`history_*`), covariance and diagnostics
+        (`diagnostics_*`).
+        """
         history = self.history.rename({v: f"history_{v}" for v in self.history.data_vars})
         parts = [self.estimates, self.losses.rename("final_loss").to_dataset(), history]
         if self.covariance is not None:

@@ -63,8 +63,10 @@ class Identity(AbstractTransform):
 
 
 class _AbstractPositive(AbstractTransform):
-    """A transform onto `x > 0`: `clip` raises an estimate to at least `POSITIVE_FLOOR`, multi-start guesses are
-    log-uniform in `[x0 / 2, 2 x0]`."""
+    """A transform onto `x > 0`.
+
+    `clip` raises an estimate to at least `POSITIVE_FLOOR`; multi-start guesses are log-uniform in `[x0 / 2, 2 x0]`.
+    """
 
     def clip(self, x):
         return jnp.maximum(jnp.asarray(x), POSITIVE_FLOOR)

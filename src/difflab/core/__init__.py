@@ -1,5 +1,8 @@
-"""The core: models, protocols, `simulate` (the one caller of `diffrax.diffeqsolve`), trajectories, parameter paths
-and the check layer (eager errors for concrete values, `eqx.error_if` for traced ones)."""
+"""The core: models, protocols, `simulate`, trajectories, parameter paths and the check layer.
+
+`simulate` is the one caller of `diffrax.diffeqsolve`. The check layer raises eager errors for concrete values and
+uses `eqx.error_if` for traced ones.
+"""
 
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo

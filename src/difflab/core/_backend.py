@@ -1,7 +1,9 @@
-"""Defaults that depend on the backend (`jax.default_backend()`): the fixed-step loop of `simulate`, the default
-solver and the ensemble strategy. They are listed, with the measurements behind them, in one table in
-docs/backends.md. Every default is overridable where it is used (`loop=`, `solver=`, `strategy=`); the `backend`
-arguments take a backend name so that the rules can be read (and tested) on any machine.
+"""Defaults that depend on the backend (`jax.default_backend()`).
+
+They cover the fixed-step loop of `simulate`, the default solver and the ensemble strategy, and are listed, with the
+measurements behind them, in one table in docs/backends.md. Every default is overridable where it is used
+(`loop=`, `solver=`, `strategy=`); the `backend` arguments take a backend name so that the rules can be read (and
+tested) on any machine.
 """
 
 from __future__ import annotations

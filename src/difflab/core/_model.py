@@ -48,8 +48,10 @@ class AbstractModel(eqx.Module):
 
     # Hooks with defaults: a model may know which scheme suits its structure best.
     def default_solver(self) -> Any:
-        """The solver [`difflab.simulate`][] uses when none is given (default: [`difflab.UnrolledTsit5`][] on the
-        CPU, ``diffrax.Tsit5`` on accelerators; see docs/backends.md)."""
+        """The solver [`difflab.simulate`][] uses when none is given.
+
+        Default: [`difflab.UnrolledTsit5`][] on the CPU, ``diffrax.Tsit5`` on accelerators; see docs/backends.md.
+        """
         from ._backend import default_solver
 
         return default_solver()

@@ -204,7 +204,8 @@ def _check_state_shapes(model, y0) -> None:
     """Refuse a state variable whose shape does not broadcast with that of `model.initial_state()`.
 
     A larger state is allowed: a vector protocol (one amplitude per cell of an F-I curve) drives a scalar-parameter
-    model over a leading axis that only `y0` and the protocol carry."""
+    model over a leading axis that only `y0` and the protocol carry.
+    """
     expected = jax.eval_shape(model.initial_state)
     leads: dict[str, tuple[int, ...]] = {}
     for name, value in y0.items():

@@ -1,5 +1,7 @@
-"""What ships with difflab: reference datasets checked against their sha256 manifests, and model presets
-(`models/<group>/<name>.toml`, built by [`load_model`][difflab.datasets.load_model]).
+"""What ships with difflab: reference datasets and model presets.
+
+The reference datasets are checked against their sha256 manifests; the model presets
+(`models/<group>/<name>.toml`) are built by [`load_model`][difflab.datasets.load_model].
 
 Each group folder (`datasets/<group>/`) holds the data files, a `README.md` (origin,
 simulator and version, settings, licence, units) and a `manifest.toml`:

@@ -1,5 +1,7 @@
-"""Ensembles and parameter studies: batches of models, strategies per backend, sharding over devices, sweeps and
-their designs."""
+"""Ensembles and parameter studies.
+
+The package holds batches of models, strategies per backend, sharding over devices, sweeps and their designs.
+"""
 
 from ._cluster import ClusterError as ClusterError
 from ._cluster import worker_report as worker_report

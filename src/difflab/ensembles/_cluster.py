@@ -43,8 +43,11 @@ _LISTENING: list[bool] = []
 
 
 class ClusterError(ValueError):
-    """The cluster cannot run this study: no scheduler, no workers, a worker with another difflab
-    version or precision, or an output folder that the workers cannot see."""
+    """The cluster cannot run this study.
+
+    Raised for no scheduler, no workers, a worker with another difflab version or precision, or an output folder
+    that the workers cannot see.
+    """
 
 
 def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
@@ -116,7 +119,8 @@ def check_workers(
 ) -> None:
     """Wait for a first worker, then check every worker now connected (later ones check themselves).
 
-    `folder`/`marker`: the shared folder the workers must see (`None` when results come back as values)."""
+    `folder`/`marker`: the shared folder the workers must see (`None` when results come back as values).
+    """
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except TimeoutError:

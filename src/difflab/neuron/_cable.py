@@ -69,8 +69,10 @@ class Region(eqx.Module):
 
 
 class Cell(AbstractModel):
-    r"""A multi-compartment neuron: a [`Morphology`][difflab.neuron.Morphology] with a [`Region`][difflab.neuron.Region]
-    per region name, in NEURON's units (µm, µF/cm², Ω·cm, mS/cm², mV, ms, nA for point currents).
+    r"""A multi-compartment neuron in NEURON's units.
+
+    A [`Morphology`][difflab.neuron.Morphology] with a [`Region`][difflab.neuron.Region] per region name, in
+    NEURON's units (µm, µF/cm², Ω·cm, mS/cm², mV, ms, nA for point currents).
 
     States: `V` (mV) and every gate, each of shape `(..., n_segments)` in the morphology's compartment order.
     The protocol given to [`difflab.simulate`][] is an [`IClamp`][difflab.neuron.IClamp] (currents in nA at

@@ -43,8 +43,10 @@ def _conductances(channels, gates):
 
 
 def hines_solve(morph, diag, upper, lower, rhs):
-    r"""Solve the tree system: row $i$ has `diag[i]` on $\delta_i$, `upper[i]` on its parent's $\delta_p$;
-    row $p$ has `lower[i]` on $\delta_i$ for each child $i$. Arrays `(..., n_nodes)`.
+    r"""Solve the tree system.
+
+    Row $i$ has `diag[i]` on $\delta_i$, `upper[i]` on its parent's $\delta_p$; row $p$ has `lower[i]` on
+    $\delta_i$ for each child $i$. Arrays `(..., n_nodes)`.
 
     One `lax.scan` over the levels (padded to equal width with a scratch node whose row is the identity), so
     the compiled size does not grow with the tree's depth.

@@ -249,8 +249,11 @@ class Morphology:
 
 
 def _segment_geometry(sec: Section) -> tuple[np.ndarray, np.ndarray]:
-    """Membrane area of each segment (µm²) and the resistance factor `Σ 4Δs/(π d₁d₂)·10⁻²` of its left
-    and right halves (MΩ per Ω·cm), shape `(nseg, 2)`."""
+    """Membrane area and half-segment resistance factors of each segment.
+
+    The membrane area of each segment (µm²) and the resistance factor `Σ 4Δs/(π d₁d₂)·10⁻²` of its left and right
+    halves (MΩ per Ω·cm), shape `(nseg, 2)`.
+    """
     pts = np.asarray(sec.points, float)
     arc, diam = sec.arc, pts[:, 3]
     bounds = np.linspace(0.0, arc[-1], 2 * sec.nseg + 1)

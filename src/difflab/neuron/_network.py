@@ -97,8 +97,11 @@ class Network(AbstractModel):
         return (*self.cells.states, spikes)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
-        """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path,
-        ``"synapses.0.delay must be > 0 ms"`` (see `AbstractSynapses.physical_checks`)."""
+        """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path.
+
+        A constraint reads, for example, ``"synapses.0.delay must be > 0 ms"`` (see
+        `AbstractSynapses.physical_checks`).
+        """
         checks = super().physical_checks()
         for k, syn in enumerate(self.synapses):
             checks.update({f"synapses.{k}.{message}": check for message, check in syn.physical_checks().items()})
@@ -110,8 +113,10 @@ class Network(AbstractModel):
         return y
 
     def synaptic_conductance(self, t, spikes, t1=None) -> tuple[Array, Array]:
-        """``G`` (mS/cm²) and ``G·E`` (µA/cm²) of the synapses onto each cell at ``t`` (the mean over ``[t, t1]``
-        when ``t1`` is given)."""
+        """``G`` (mS/cm²) and ``G·E`` (µA/cm²) of the synapses onto each cell at ``t``.
+
+        When ``t1`` is given, both are the mean over ``[t, t1]``.
+        """
         G = jnp.zeros(spikes.shape[:-1], spikes.dtype)
         GE = jnp.zeros_like(G)
         scale = _DENSITY / self.area

@@ -1,4 +1,4 @@
-"""SWC morphologies: points ``id type x y z radius parent`` (µm) to a [`Morphology`][difflab.neuron.Morphology].
+r"""SWC morphologies: points ``id type x y z radius parent`` (µm) to a [`Morphology`][difflab.neuron.Morphology].
 
 The sections are those NEURON's ``Import3d`` (``Import3d_SWC_read`` + ``Import3d_GUI.instantiate``) builds,
 checked against NEURON 9 on the shipped cells (``tests/neuron/test_swc.py``):
@@ -12,7 +12,7 @@ checked against NEURON 9 on the shipped cells (``tests/neuron/test_swc.py``):
   attaches at ``parent(1)``.
 - **Soma.** One soma point of radius $r$, or three (NeuroMorpho's convention: the centre and two points at
   ±r), becomes a cylinder along x through the first soma point with ``L = diam = 2r`` (the area of the
-  sphere, $4\\pi r^2$), as ``Import3d`` makes it. Several soma points in a chain are kept as the soma
+  sphere, $4\pi r^2$), as ``Import3d`` makes it. Several soma points in a chain are kept as the soma
   section's 3-D points (frusta). Every section whose parent point is a soma point attaches at
   ``soma[0](0.5)`` (the soma section is ``soma[0]``) and starts with its own first point. Without soma
   points the root section is the first section of the root's type.

@@ -29,9 +29,11 @@ from jaxtyping import Array, ArrayLike
 
 
 class AbstractSynapses(eqx.Module):
-    """A population of synapses of one kind: ``pre``, ``post`` (cell indices), ``weight`` (µS), ``delay`` (ms),
-    ``E`` (reversal potential, mV) and the kind's time constants (ms), one entry per synapse (scalars are
-    broadcast)."""
+    """A population of synapses of one kind.
+
+    It holds ``pre``, ``post`` (cell indices), ``weight`` (µS), ``delay`` (ms), ``E`` (reversal potential, mV) and
+    the kind's time constants (ms), one entry per synapse (scalars are broadcast).
+    """
 
     weight: eqx.AbstractVar[Array]
     delay: eqx.AbstractVar[Array]
@@ -41,26 +43,31 @@ class AbstractSynapses(eqx.Module):
 
     @abc.abstractmethod
     def time_scale(self) -> Array:
-        """$\\tau$ (ms, one per synapse), the unit of the kernel's variable $x = u/\\tau$."""
+        r"""$\tau$ (ms, one per synapse), the unit of the kernel's variable $x = u/\tau$."""
 
     @abc.abstractmethod
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
-        """The constraints on the values, ``{"<field> must be <expected>": (ok, value)}`` with ``ok`` over all
-        synapses (weight >= 0 µS, delay > 0 ms, time constants > 0 ms, ...). A [`Network`][difflab.neuron.Network]
-        states them under each population's path, so that they hold in `replace`, batches and fits as they do at
-        construction."""
+        """The constraints on the values, ``{"<field> must be <expected>": (ok, value)}``.
+
+        ``ok`` is over all synapses (weight >= 0 µS, delay > 0 ms, time constants > 0 ms, ...). A
+        [`Network`][difflab.neuron.Network] states them under each population's path, so that they hold in
+        `replace`, batches and fits as they do at construction.
+        """
 
     @abc.abstractmethod
     def kernel(self, x: Array) -> Array:
-        """The conductance time course $K$ at $x = u/\\tau \\ge 0$ ($u$ ms after a spike's arrival; 1 at most)."""
+        r"""The conductance time course $K$ at $x = u/\tau \ge 0$ ($u$ ms after a spike's arrival; 1 at most)."""
 
     @abc.abstractmethod
     def kernel_integral(self, x: Array) -> Array:
-        """$\\int_0^x K(s)\\,ds$ (the step's mean conductance is exact, also when a spike arrives inside it)."""
+        r"""$\int_0^x K(s)\,ds$ (the step's mean conductance is exact, also when a spike arrives inside it)."""
 
     def conductance(self, t: ArrayLike, spikes: Array) -> Array:
-        """Conductance of every synapse at ``t`` (µS), shape ``(..., synapses)``, from the presynaptic spike
-        times ``spikes`` (``(..., cells, buffer)``, ms; far in the past where empty)."""
+        """Conductance of every synapse at ``t`` (µS), shape ``(..., synapses)``.
+
+        It follows from the presynaptic spike times ``spikes`` (``(..., cells, buffer)``, ms; far in the past where
+        empty).
+        """
         pre = np.asarray(self.pre)
         u = t - spikes[..., pre, :] - self.delay[..., None]  # (..., synapses, buffer)
         arrived = u >= 0
@@ -210,7 +217,7 @@ class Exp2Synapses(AbstractSynapses):
         return self.tau2
 
     def physical_checks(self):
-        """weight >= 0 µS, delay > 0 ms, 0 < tau1 < tau2 ms."""
+        """Weight >= 0 µS, delay > 0 ms, 0 < tau1 < tau2 ms."""
         checks = _checks(self, tau1=self.tau1)
         ratio = self.tau1 / self.tau2
         checks["tau1/tau2 must be < 1 (rise faster than decay)"] = _holds(~(ratio >= 1), jnp.max(ratio, axis=-1))

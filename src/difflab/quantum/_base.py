@@ -1,5 +1,6 @@
-r"""What the Schrödinger and Lindblad models share: a Hamiltonian with drives, its value at time t, the largest safe
-step, and an initial state.
+r"""What the Schrödinger and Lindblad models share.
+
+They share a Hamiltonian with drives, its value at time t, the largest safe step, and an initial state.
 
 $$ H(t) = H_0 + \sum_j u_j(t)\,H_j $$
 
@@ -78,7 +79,7 @@ def controls_of(drives: tuple[Drive, ...]) -> Controls:
 
 
 def hamiltonian_at(H0: Operator, drives: tuple[Drive, ...], u: Float[Array, " drives"]) -> Operator:
-    """$H_0 + \\sum_j u_j H_j$ for the control values `u` (rad per time unit)."""
+    r"""$H_0 + \sum_j u_j H_j$ for the control values `u` (rad per time unit)."""
     H = H0
     for j, drive in enumerate(drives):
         H = H + u[j] * drive.operator

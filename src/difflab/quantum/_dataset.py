@@ -76,8 +76,11 @@ class QuantumResult(eqx.Module):
         return x.reshape(*self.lead, *x.shape[1:])
 
     def to_xarray(self) -> xr.Dataset:
-        """The labelled Dataset (eagerly, outside jit): `expect`, `expect_imag` for non-Hermitian observables,
-        states as `psi_re`/`psi_im` or `rho_re`/`rho_im` when saved, `num_steps`, units and provenance."""
+        """The labelled Dataset (eagerly, outside jit).
+
+        It holds `expect`, `expect_imag` for non-Hermitian observables, states as `psi_re`/`psi_im` or
+        `rho_re`/`rho_im` when saved, `num_steps`, units and provenance.
+        """
         return to_dataset(self)
 
     # ------------------------------------------------ the former return type, kept with a warning

@@ -114,14 +114,22 @@ def sesolve(
         drives: `Drive(protocol, operator)` terms.
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
         save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
-        batch_dim, batch_coords: name and coordinates of the batch dimension of `H`.
+        batch_dim: name of the batch dimension of `H`.
+        batch_coords: coordinates of the batch dimension of `H`.
         strategy: how the members run: "vmap" (one batched solve), "map" (one after the other) or "chunked";
             default per backend and state size (`difflab.default_strategy`, docs/backends.md).
-        solver, stepsize_controller, dt0, adjoint, max_steps, throw: as in `difflab.simulate` (default solver per
-            backend; default controller PID at rtol 1e-6, atol 1e-8 with the maximum step half the shortest drive
-            feature).
+        time_units: "ns" or "us": the unit of `ts` and `dt0`; `H` and the drives are in rad per this unit.
+        solver: as in `difflab.simulate` (default solver per backend).
+        stepsize_controller: as in `difflab.simulate` (default controller PID at rtol 1e-6, atol 1e-8 with the
+            maximum step half the shortest drive feature).
+        dt0: initial (or fixed) step in `time_units`, as in `difflab.simulate`.
+        adjoint: how to differentiate, as in `difflab.simulate`.
+        max_steps: bound on the number of solver steps, as in `difflab.simulate`.
+        throw: raise on solver failure, as in `difflab.simulate`.
         layout: operator storage ("auto", "dia", "dense").
-        batch, rtol, atol: deprecated spellings of `strategy` and `stepsize_controller`.
+        batch: deprecated spelling of `strategy`.
+        rtol: deprecated spelling of the relative tolerance (dimensionless) of `stepsize_controller`.
+        atol: deprecated spelling of the absolute tolerance (dimensionless, as the state) of `stepsize_controller`.
 
     Returns:
         `QuantumResult`: `expects` (complex, [batch], [initial_state], time, observable), `states`, `ts`,
@@ -170,9 +178,23 @@ def mesolve(
         rho0: density matrix (n, n) or ket (n,), or a list of them / an (m, n, n) array (dimension `initial_state`).
         ts: save times (strictly increasing, `time_units`).
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$, each (n, n) or a batch (b, n, n).
-        drives, exp_ops, save_states, batch_dim, batch_coords, strategy, time_units, solver, stepsize_controller,
-            dt0, adjoint, max_steps, throw, layout, batch, rtol, atol: as in `sesolve` (states saved as `rho_re`,
-            `rho_im` in the Dataset).
+        drives: `Drive(protocol, operator)` terms, as in `sesolve`.
+        exp_ops: operators whose expectation values are saved, as in `sesolve`.
+        save_states: also save $\rho(t)$ (variables `rho_re`, `rho_im` in the Dataset).
+        batch_dim: name of the batch dimension, as in `sesolve`.
+        batch_coords: coordinates of the batch dimension, as in `sesolve`.
+        strategy: how the members run, as in `sesolve`.
+        time_units: "ns" or "us", as in `sesolve` (`H`, the jump operators' rates and the drives per this unit).
+        solver: as in `sesolve`.
+        stepsize_controller: as in `sesolve`.
+        dt0: initial (or fixed) step in `time_units`, as in `sesolve`.
+        adjoint: as in `sesolve`.
+        max_steps: as in `sesolve`.
+        throw: as in `sesolve`.
+        layout: operator storage ("auto", "dia", "dense"), as in `sesolve`.
+        batch: deprecated spelling of `strategy`, as in `sesolve`.
+        rtol: deprecated, as in `sesolve`.
+        atol: deprecated, as in `sesolve`.
 
     Returns:
         `QuantumResult` as described in `sesolve`.

@@ -67,7 +67,7 @@ class Operator(eqx.Module):
         return tr + jnp.stack([-ti[1], ti[0]])
 
     def dag(self) -> Operator:
-        """Hermitian conjugate $A^\\dagger = A_r^T - i A_i^T$."""
+        r"""Hermitian conjugate $A^\dagger = A_r^T - i A_i^T$."""
         return Operator(self.re.transpose(), self.im.transpose().scale(-1.0))
 
     def times_minus_i(self) -> Operator:

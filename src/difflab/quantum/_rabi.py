@@ -55,7 +55,7 @@ class RabiQubit(AbstractModel):
         raise_if_unphysical(self.physical_checks())
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
-        """Finite parameters, $T_1 > 0$ and $0 < T_2 \\le 2T_1$ (dephasing rate $\\ge 0$)."""
+        r"""Finite parameters, $T_1 > 0$ and $0 < T_2 \le 2T_1$ (dephasing rate $\ge 0$)."""
         # T1 and T2 first: T1 = 0 or T2 = NaN would otherwise be reported as a non-finite t2_ratio = T2 / (2 T1)
         checks = {"T1 must be > 0 us": (self.t1 > 0, self.t1), "T2 must be > 0 us": (self.t2_ratio > 0, self.t2)}
         checks |= super().physical_checks()

@@ -31,8 +31,10 @@ __all__ = [
 
 
 def _constant(fn):
-    """Evaluate eagerly when the inputs are concrete, so that operators built inside `jax.jit` stay concrete
-    (their sparsity can then be read by `dia`/`as_operator`)."""
+    """Evaluate eagerly when the inputs are concrete.
+
+    Operators built inside `jax.jit` then stay concrete (their sparsity can then be read by `dia`/`as_operator`).
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

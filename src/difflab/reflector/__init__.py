@@ -1,5 +1,8 @@
-"""The FAST active reflector (CUMCM 2021 Problem A): geometry, working paraboloid, constraints, receiving ratio,
-shape optimisation and actuator dynamics. Lengths in metres, angles in degrees, time in seconds."""
+"""The FAST active reflector (CUMCM 2021 Problem A).
+
+Geometry, working paraboloid, constraints, receiving ratio, shape optimisation and actuator dynamics. Lengths in
+metres, angles in degrees, time in seconds.
+"""
 
 # Validation runners join difflab.validation's registry (kinds "reflector.*").
 from . import _validation as _validation

@@ -11,8 +11,11 @@ from ._solve import CONVERGED_SAMPLES, Solution
 
 
 def solution_dataset(geometry: Geometry, solution: Solution) -> xr.Dataset:
-    """Dataset with dims `node` (2226) and `xyz` (3): extensions, adjusted coordinates, the ideal vertex,
-    aperture membership, and the receiving ratios and constraint check in attrs."""
+    """Dataset with dims `node` (2226) and `xyz` (3).
+
+    It holds extensions, adjusted coordinates, the ideal vertex, aperture membership, and the receiving ratios and
+    constraint check in attrs.
+    """
     p = solution.pointing
     nodes = np.asarray(node_positions(geometry, solution.e))
     rep = solution.report

@@ -39,8 +39,10 @@ from ._sampling import barycentric_grid
 
 
 class Aim(Protocol):
-    """What the ray trace reads from a [`Pointing`][difflab.reflector.Pointing]: the unit source direction `s`
-    and the feed centre `focus` (m)."""
+    """What the ray trace reads from a [`Pointing`][difflab.reflector.Pointing].
+
+    The unit source direction `s` and the feed centre `focus` (m).
+    """
 
     s: Array
     focus: Array

@@ -128,8 +128,11 @@ def _extension_rows(path) -> list[tuple[int, object, object]]:
 
 
 def write_solution_xlsx(path, geometry: Geometry, solution, *, overwrite: bool = False) -> Path:
-    """Write a `Solution` as `result.xlsx`: aperture nodes' adjusted coordinates, and the extensions of
-    every aperture node plus any other node whose actuator moves (|e| >= 5e-5 m)."""
+    """Write a `Solution` as `result.xlsx`.
+
+    The workbook holds the aperture nodes' adjusted coordinates, and the extensions of every aperture node plus any
+    other node whose actuator moves (|e| >= 5e-5 m).
+    """
     from ._kinematics import node_positions
 
     inside = np.asarray(solution.pointing.nodes_inside)

@@ -49,7 +49,7 @@ _STAGES = len(_C)
 
 
 def _weighted_sum(y0, h, coefficients, slopes):
-    """$y_0 + h \\sum_j c_j f_j$ leaf by leaf, zero coefficients skipped (y0 None: the sum alone)."""
+    r"""$y_0 + h \sum_j c_j f_j$ leaf by leaf, zero coefficients skipped (y0 None: the sum alone)."""
 
     def leaf(y, *fs):
         total = None
@@ -64,7 +64,7 @@ def _weighted_sum(y0, h, coefficients, slopes):
 
 
 def _dense_weights(theta: Array) -> Array:
-    r"""diffrax's Tsit5 interpolation weights $b_i(\theta)$, $i = 1..7$ (read off with unit slopes)."""
+    r"""Diffrax's Tsit5 interpolation weights $b_i(\theta)$, $i = 1..7$ (read off with unit slopes)."""
     unit = diffrax.Tsit5.interpolation_cls(
         t0=0.0, t1=1.0, y0=jnp.zeros(_STAGES, theta.dtype), y1=None, k=jnp.eye(_STAGES, dtype=theta.dtype)
     )

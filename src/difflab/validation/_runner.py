@@ -147,8 +147,11 @@ def runner_kinds() -> list[str]:
 
 
 def get_runner(kind: str, file: Any = "case") -> Runner:
-    """The runner registered for `kind`; a [`CaseError`][difflab.validation.CaseError] naming the known kinds
-    otherwise (nothing is imported on behalf of a case file beyond the shipped domains)."""
+    """The runner registered for `kind`.
+
+    Otherwise a [`CaseError`][difflab.validation.CaseError] naming the known kinds (nothing is imported on behalf of
+    a case file beyond the shipped domains).
+    """
     if not isinstance(kind, str):
         raise CaseError(f"{file}: field 'kind': expected a string, got {type(kind).__name__}")
     if kind not in _RUNNERS:
@@ -179,8 +182,10 @@ def prepare_case(file) -> tuple[CaseSpec, Runner]:
 
 
 def metric(case: CaseSpec, name: str, value: float, *, units: str = "", where: str = "", detail: str = ""):
-    """A [`MetricResult`][difflab.validation.MetricResult] with the tolerance the case file gives
-    for `name` (`None`, i.e. reported only, when the case does not ask for it)."""
+    """A [`MetricResult`][difflab.validation.MetricResult] with the tolerance the case file gives for `name`.
+
+    The tolerance is `None` (i.e. reported only) when the case does not ask for it.
+    """
     return MetricResult(name, float(value), case.tolerances.get(name), units, where, detail)
 
 

@@ -121,8 +121,11 @@ class CaseSpec:
 def load_case(
     file: str | Path, *, required: dict[str, type] | None = None, optional: dict[str, type] | None = None
 ) -> CaseSpec:
-    """Read and check a case file: the common fields, then the runner's `required` and
-    `optional` fields (dotted name -> type) when given; other top-level fields are refused."""
+    """Read and check a case file.
+
+    It checks the common fields, then the runner's `required` and `optional` fields (dotted name -> type) when given;
+    other top-level fields are refused.
+    """
     file = Path(file)
     if not file.is_file():
         raise CaseError(f"case file {str(file)!r} does not exist")

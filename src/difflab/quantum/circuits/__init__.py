@@ -65,8 +65,10 @@ from ._standard_gates import Z as Z
 
 
 def _register_runners() -> None:
-    """Join `difflab validate`'s registry (kinds `quantum.circuit_statevector`, `quantum.circuit_noisy`,
-    `quantum.h2_vqe`)."""
+    """Join `difflab validate`'s registry.
+
+    The kinds are `quantum.circuit_statevector`, `quantum.circuit_noisy` and `quantum.h2_vqe`.
+    """
     from difflab.validation import register_runner
 
     from ._validation import RUNNERS

@@ -53,5 +53,5 @@ def qaoa(edges: Sequence[tuple[int, int]], n_wires: int, gammas: ArrayLike, beta
 
 
 def h2_ansatz(theta: ArrayLike) -> Circuit:
-    """$e^{\\theta G}|1100\\rangle$ with the double-excitation Givens rotation G on wires 0–3."""
+    r"""$e^{\theta G}|1100\rangle$ with the double-excitation Givens rotation G on wires 0–3."""
     return Circuit(4, [X(0), X(1), DoubleExcitation(theta, (0, 1, 2, 3))])

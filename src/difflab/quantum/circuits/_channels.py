@@ -1,5 +1,6 @@
-r"""Noise channels as Kraus maps on the density matrix: $\rho \to \sum_k K_k \rho K_k^\dagger$ with
-$\sum_k K_k^\dagger K_k = 1$.
+r"""Noise channels as Kraus maps on the density matrix.
+
+A channel maps $\rho \to \sum_k K_k \rho K_k^\dagger$ with $\sum_k K_k^\dagger K_k = 1$.
 
 Conventions follow PennyLane's `default.mixed` (and Nielsen & Chuang, ch. 8.3): amplitude damping
 $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, $K_1 = \sqrt\gamma\,|0\rangle\langle 1|$; dephasing (phase damping)
@@ -36,7 +37,7 @@ class AbstractChannel(eqx.Module):
         """Kraus operators, shape (K, 2ᵏ, 2ᵏ)."""
 
     def apply_density(self, rho: Array, n_wires: int) -> Array:
-        """$\\sum_k K_k \\rho K_k^\\dagger$ on a density tensor of shape (2,)*2n."""
+        r"""$\sum_k K_k \rho K_k^\dagger$ on a density tensor of shape (2,)*2n."""
         rows = list(self.wires)
         cols = [n_wires + w for w in self.wires]
         return jnp.asarray(sum(apply_matrix(apply_matrix(rho, k, rows), jnp.conj(k), cols) for k in self.kraus()))
@@ -82,8 +83,11 @@ class Kraus(AbstractChannel):
 
 
 class _AbstractDamping(AbstractChannel):
-    r"""Damping with probability `gamma` on one wire: $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, and $K_1$ holding
-    $\sqrt\gamma$ at the entry `_jump` (row, column) and zeros elsewhere."""
+    r"""Damping with probability `gamma` on one wire.
+
+    $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, and $K_1$ holds $\sqrt\gamma$ at the entry `_jump` (row, column)
+    and zeros elsewhere.
+    """
 
     gamma: Array
     wires: tuple[int, ...] = eqx.field(static=True)

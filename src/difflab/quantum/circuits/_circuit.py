@@ -28,7 +28,7 @@ STATE_ATOL = 1e-8
 
 
 def zero_state(n_wires: int) -> Array:
-    """$|0\\ldots0\\rangle$ as a flat complex vector of length 2ⁿ."""
+    r"""$|0\ldots0\rangle$ as a flat complex vector of length 2ⁿ."""
     return jnp.zeros(2**n_wires, dtype=complex).at[0].set(1.0)
 
 

@@ -49,8 +49,10 @@ class AbstractGate(eqx.Module):
         """The 2ᵏ × 2ᵏ matrix on `wires` (first wire most significant)."""
 
     def apply(self, tensor: Array, offset: int = 0, conj: bool = False) -> Array:
-        """Apply to the axes `offset + wires` of `tensor`; `conj=True` applies the complex conjugate matrix (the
-        column side of a density matrix)."""
+        """Apply to the axes `offset + wires` of `tensor`.
+
+        `conj=True` applies the complex conjugate matrix (the column side of a density matrix).
+        """
         m = self.matrix()
         return apply_matrix(tensor, jnp.conj(m) if conj else m, [offset + w for w in self.wires])
 
@@ -117,7 +119,8 @@ class PhaseShift(AbstractGate):
 
 
 class DoubleExcitation(AbstractGate):
-    r"""Givens rotation of $|0011\rangle$ and $|1100\rangle$ on four wires (identity elsewhere):
+    r"""Givens rotation of $|0011\rangle$ and $|1100\rangle$ on four wires (identity elsewhere).
+
     $|0011\rangle \to \cos\frac\theta2 |0011\rangle + \sin\frac\theta2 |1100\rangle$,
     $|1100\rangle \to \cos\frac\theta2 |1100\rangle - \sin\frac\theta2 |0011\rangle$.
 

@@ -27,8 +27,11 @@ H2_DATASET = "quantum/circuits/h2_sto3g_jw.nc"
 
 
 def h2_data():
-    """The shipped H₂ dataset (`xarray.Dataset`): `coefficient` (bond_length, term), coordinate `pauli` (term),
-    `exact_energy` and `hf_energy` (bond_length) in hartree; bond lengths in Å."""
+    """The shipped H₂ dataset (`xarray.Dataset`).
+
+    It holds `coefficient` (bond_length, term), coordinate `pauli` (term), `exact_energy` and `hf_energy`
+    (bond_length) in hartree; bond lengths in Å.
+    """
     import difflab.datasets
 
     return difflab.datasets.load(H2_DATASET)
@@ -46,7 +49,7 @@ def h2_hamiltonian(bond_length: float) -> PauliSum:
 
 
 def tfim_hamiltonian(n_wires: int, J: float = 1.0, h: float = 1.0, *, periodic: bool = False) -> PauliSum:
-    """Transverse-field Ising chain $-J\\sum Z_iZ_{i+1} - h\\sum X_i$ on `n_wires` ≥ 2 qubits."""
+    r"""Transverse-field Ising chain $-J\sum Z_iZ_{i+1} - h\sum X_i$ on `n_wires` ≥ 2 qubits."""
     if isinstance(n_wires, bool) or not isinstance(n_wires, int) or n_wires < 2:
         raise ValueError(f"`n_wires` must be an integer >= 2; got {n_wires!r}.")
     bonds = [(i, i + 1) for i in range(n_wires - 1)] + ([(n_wires - 1, 0)] if periodic and n_wires > 2 else [])

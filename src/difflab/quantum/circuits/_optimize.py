@@ -101,8 +101,10 @@ def vqe(
     optimizer: optax.GradientTransformation | None = None,
     steps: int = 200,
 ) -> VariationalResult:
-    """Variational eigensolver: minimise $\\langle\\psi(\\theta)|H|\\psi(\\theta)\\rangle$ where
-    `ansatz(theta)` returns a `Circuit` (its state vector from |0…0⟩), from every start in `params0`."""
+    r"""Variational eigensolver: minimise $\langle\psi(\theta)|H|\psi(\theta)\rangle$ from every start in `params0`.
+
+    Here `ansatz(theta)` returns a `Circuit` (its state vector from |0…0⟩).
+    """
     if not isinstance(hamiltonian, PauliSum):
         raise TypeError(f"`hamiltonian` must be a PauliSum; got {type(hamiltonian).__name__}.")
 

@@ -1,5 +1,7 @@
-r"""Pauli sums $H = \sum_t c_t P_t$ with $P_t = \sigma^{(0)} \otimes \cdots \otimes \sigma^{(n-1)}$, $\sigma \in
-\{I, X, Y, Z\}$, given as coefficient/Pauli-string lists: `PauliSum([0.5, -1.0], ["ZZI", "IXI"])`.
+r"""Pauli sums $H = \sum_t c_t P_t$, given as coefficient/Pauli-string lists.
+
+Here $P_t = \sigma^{(0)} \otimes \cdots \otimes \sigma^{(n-1)}$ with $\sigma \in \{I, X, Y, Z\}$; for example
+`PauliSum([0.5, -1.0], ["ZZI", "IXI"])`.
 
 Character j of a string acts on wire j (QuTiP order: the leftmost factor is wire 0). Coefficients are real (the sum is
 Hermitian) and are an array leaf, so Hamiltonians of one structure with different coefficients (e.g. H₂ at several
@@ -93,8 +95,10 @@ def _apply_string(tensor: Array, string: str, offset: int = 0) -> Array:
 
 
 def expectation(observable: PauliSum, state: ArrayLike) -> Array:
-    r"""$\langle H\rangle = \sum_t c_t \langle\psi|P_t|\psi\rangle$ (state vector, shape (2ⁿ,)) or
-    $\sum_t c_t \mathrm{Tr}(P_t\rho)$ (density matrix, shape (2ⁿ, 2ⁿ)); real, in the coefficients' units.
+    r"""The expectation value $\langle H\rangle$, real, in the coefficients' units.
+
+    $\langle H\rangle = \sum_t c_t \langle\psi|P_t|\psi\rangle$ (state vector, shape (2ⁿ,)) or
+    $\sum_t c_t \mathrm{Tr}(P_t\rho)$ (density matrix, shape (2ⁿ, 2ⁿ)).
 
     Strings over {I, Z} are summed from the probabilities at once; every other string costs one application of its
     Paulis to the state (no dense matrix).

@@ -77,8 +77,10 @@ class PulseGate(AbstractGate):
 
     @classmethod
     def from_optimized(cls, result: dict, wire: int, **kwargs) -> PulseGate:
-        """The gate of an `optimize_drag` result (its `amplitude`, `beta`, `detuning`); pass the same
-        `anharmonicity`, `duration`, `sigma` and `levels` that the optimisation used."""
+        """The gate of an `optimize_drag` result (its `amplitude`, `beta`, `detuning`).
+
+        Pass the same `anharmonicity`, `duration`, `sigma` and `levels` that the optimisation used.
+        """
         return cls(result["amplitude"], wire, beta=result["beta"], detuning=result["detuning"], **kwargs)
 
     def matrix(self) -> Array:

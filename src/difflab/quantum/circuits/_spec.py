@@ -27,8 +27,10 @@ _MAKERS: dict[str, Callable[..., Any]] = {
 
 
 def circuit_from_spec(n_wires: int, operations: str | Sequence, params=None) -> Circuit:
-    """A `Circuit` from `[[name, wires, params], ...]` (or its JSON text), names as in PennyLane (`Hadamard`, `CRZ`,
-    `AmplitudeDamping`, ...), parameters first as in PennyLane's signatures.
+    """A `Circuit` from `[[name, wires, params], ...]` (or its JSON text).
+
+    Names are as in PennyLane (`Hadamard`, `CRZ`, `AmplitudeDamping`, ...), parameters first as in PennyLane's
+    signatures.
 
     `params`, if given, replaces the stored parameters in order (one value per parametrised operation), so that
     `jax.grad` of a function of the circuit differentiates with respect to them.

@@ -90,32 +90,32 @@ def ISWAP(wire0: int, wire1: int) -> Gate:
 
 
 def RX(theta: ArrayLike, wire: int) -> PauliRotation:
-    """$e^{-i\\theta X/2}$ on `wire`."""
+    r"""$e^{-i\theta X/2}$ on `wire`."""
     return PauliRotation(theta, "X", wire)
 
 
 def RY(theta: ArrayLike, wire: int) -> PauliRotation:
-    """$e^{-i\\theta Y/2}$ on `wire`."""
+    r"""$e^{-i\theta Y/2}$ on `wire`."""
     return PauliRotation(theta, "Y", wire)
 
 
 def RZ(theta: ArrayLike, wire: int) -> PauliRotation:
-    """$e^{-i\\theta Z/2}$ on `wire`."""
+    r"""$e^{-i\theta Z/2}$ on `wire`."""
     return PauliRotation(theta, "Z", wire)
 
 
 def XX(theta: ArrayLike, wire0: int, wire1: int) -> PauliRotation:
-    """Ising coupling $e^{-i\\theta X\\otimes X/2}$."""
+    r"""Ising coupling $e^{-i\theta X\otimes X/2}$."""
     return PauliRotation(theta, "XX", (wire0, wire1))
 
 
 def YY(theta: ArrayLike, wire0: int, wire1: int) -> PauliRotation:
-    """Ising coupling $e^{-i\\theta Y\\otimes Y/2}$."""
+    r"""Ising coupling $e^{-i\theta Y\otimes Y/2}$."""
     return PauliRotation(theta, "YY", (wire0, wire1))
 
 
 def ZZ(theta: ArrayLike, wire0: int, wire1: int) -> PauliRotation:
-    """Ising coupling $e^{-i\\theta Z\\otimes Z/2}$ (the QAOA cost layer of one edge)."""
+    r"""Ising coupling $e^{-i\theta Z\otimes Z/2}$ (the QAOA cost layer of one edge)."""
     return PauliRotation(theta, "ZZ", (wire0, wire1))
 
 

@@ -1,5 +1,7 @@
-"""Validation runners for circuits (`difflab validate`): kinds `quantum.circuit_statevector`,
-`quantum.circuit_noisy` and `quantum.h2_vqe`, registered with `difflab.validation.register_runner`.
+"""Validation runners for circuits (`difflab validate`).
+
+The kinds `quantum.circuit_statevector`, `quantum.circuit_noisy` and `quantum.h2_vqe` are registered with
+`difflab.validation.register_runner`.
 
 Each rebuilds the circuit stored in its PennyLane reference dataset (attribute `circuit`, see
 datasets/quantum/circuits/README.md), simulates it with `difflab.quantum.circuits` in float64 and reports the largest
