@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import difflab
+from difflab.neuron import HodgkinHuxley
 
 from ._models import Relaxation, step_response
 
@@ -167,10 +168,12 @@ def test_a_solution_that_turns_nan_is_not_a_success():
 
 
 def test_misshapen_state_and_a_number_as_protocol_are_refused_by_name():
+    three = difflab.make_batch(HodgkinHuxley.squid_axon(), gNa=[100.0, 110.0, 120.0])  # states of shape (3,)
+    y0 = {k: jnp.broadcast_to(v[:2], (2,)) for k, v in three.initial_state().items()}
     with pytest.raises(
-        ValueError, match=r"y0\['y'\] must have shape \(3,\) \(as model.initial_state\(\)\) or one that broadcasts"
+        ValueError, match=r"y0\['V'\] must have shape \(3,\) \(as model.initial_state\(\)\) or one that broadcasts"
     ):
-        difflab.simulate(Relaxation(y_init=jnp.ones(3)), None, TS, y0={"y": jnp.zeros(2)})
+        difflab.simulate(three, None, TS, y0=y0)
     # a larger state that broadcasts is a batch over a leading axis (an F-I curve's one cell per amplitude)
     traj = difflab.simulate(Relaxation(), None, TS, y0={"y": jnp.asarray([1.0, 2.0])})
     np.testing.assert_allclose(traj.ys["y"][-1], np.asarray([1.0, 2.0]) * np.exp(-TS[-1] / 2.0), rtol=1e-5)

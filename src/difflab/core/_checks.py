@@ -105,3 +105,33 @@ def physical_flag(checks: Checks, x, *, throw: bool):
             x = eqx.error_if(x, ~passed, message)
         ok = ok & passed
     return x, ok
+
+
+def check_state_shapes(model, y0) -> None:
+    """Refuse a state variable whose shape does not broadcast with that of `model.initial_state()`.
+
+    For models whose states have fixed shapes (cells: one value per compartment); their `check_state` calls it.
+    Models whose states take extra axes of their own (a quantum state with one column per propagated basis state)
+    do not.
+
+    A larger state is allowed: a vector protocol (one amplitude per cell of an F-I curve) drives a scalar-parameter
+    model over a leading axis that only `y0` and the protocol carry.
+    """
+    expected = jax.eval_shape(model.initial_state)
+    leads: dict[str, tuple[int, ...]] = {}
+    for name, value in y0.items():
+        want = getattr(expected.get(name) if isinstance(expected, dict) else None, "shape", None)
+        if want is None or isinstance(value, dict | list | tuple):
+            continue  # a structured state: left to the model's check_state
+        want, got = tuple(want), tuple(jnp.shape(value))
+        try:
+            np.broadcast_shapes(got, want)
+        except ValueError:
+            raise ValueError(
+                f"y0[{name!r}] must have shape {want} (as model.initial_state()) or one that broadcasts with it; "
+                f"got shape {got}"
+            ) from None
+        leads[name] = got[: max(len(got) - len(want), 0)]
+    if len(set(leads.values())) > 1:  # a leading axis on some states only: the vector field cannot match it
+        shown = ", ".join(f"y0[{k!r}] {v}" for k, v in leads.items())
+        raise ValueError(f"y0 entries must share one leading shape beyond model.initial_state()'s; got {shown}")

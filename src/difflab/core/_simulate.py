@@ -97,7 +97,6 @@ def simulate(
         y0 = model.initial_state()
     else:
         model.check_state(y0)
-        _check_state_shapes(model, y0)
         for name, value in y0.items():
             check_finite(value, f"y0[{name!r}]")
     # physical parameters: refused now when concrete; when traced, raised in the compiled program (throw) or the
@@ -198,32 +197,6 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
         max_steps=max_steps,
         throw=throw,
     )
-
-
-def _check_state_shapes(model, y0) -> None:
-    """Refuse a state variable whose shape does not broadcast with that of `model.initial_state()`.
-
-    A larger state is allowed: a vector protocol (one amplitude per cell of an F-I curve) drives a scalar-parameter
-    model over a leading axis that only `y0` and the protocol carry.
-    """
-    expected = jax.eval_shape(model.initial_state)
-    leads: dict[str, tuple[int, ...]] = {}
-    for name, value in y0.items():
-        want = getattr(expected.get(name) if isinstance(expected, dict) else None, "shape", None)
-        if want is None or isinstance(value, dict | list | tuple):
-            continue  # a structured state: left to the model's check_state
-        want, got = tuple(want), tuple(jnp.shape(value))
-        try:
-            np.broadcast_shapes(got, want)
-        except ValueError:
-            raise ValueError(
-                f"y0[{name!r}] must have shape {want} (as model.initial_state()) or one that broadcasts with it; "
-                f"got shape {got}"
-            ) from None
-        leads[name] = got[: max(len(got) - len(want), 0)]
-    if len(set(leads.values())) > 1:  # a leading axis on some states only: the vector field cannot match it
-        shown = ", ".join(f"y0[{k!r}] {v}" for k, v in leads.items())
-        raise ValueError(f"y0 entries must share one leading shape beyond model.initial_state()'s; got {shown}")
 
 
 def _check_finite_solution(ts, ys) -> None:

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import is_concrete, raise_if_unphysical
+from ..core._checks import check_state_shapes, is_concrete, raise_if_unphysical
 from ..core._model import AbstractModel, StateInfo
 from ..core._paths import iter_parameters
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
@@ -150,6 +150,7 @@ class HodgkinHuxley(AbstractModel):
     def check_state(self, y) -> None:
         self.validate()
         super().check_state(y)
+        check_state_shapes(self, y)
         for name in self.gate_names:  # gating variables are open fractions
             value = np.asarray(y[name]) if is_concrete(y[name]) else None
             if value is not None and np.any((value < 0) | (value > 1)):
