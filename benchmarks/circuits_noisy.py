@@ -9,15 +9,16 @@ reversed before the matrices are compared.
     python benchmarks/circuits_noisy.py --peer-python /work/venv-ref-circuits/bin/python --qubits 8 10 12
 
 The peer half (`--peer`) imports only Qiskit, Qiskit Aer and NumPy, and runs in its own environment
-(`pip install qiskit==2.6.2 qiskit-aer==0.18.2`). Timings: median of `--repeats` calls after one warm-up call;
-difflab's call is jitted (compilation reported separately as the first call), Aer's circuit is transpiled once
-and only `run` is timed.
+(`pip install qiskit==2.6.2 qiskit-aer==0.18.2`). Timings: median of `--repeats` calls after one warm-up call, the
+Aer half first, then difflab's, with the load average before and after; difflab's call is jitted (compilation
+reported separately as the first call), Aer's circuit is transpiled once and only `run` is timed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,7 @@ def main() -> None:
             report[n] = out
         print(json.dumps(report))
         return
+    print(f"load average (1 min) before: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as folder:
         peer = {}
         if args.peer_python:
@@ -138,6 +140,7 @@ def main() -> None:
             print(f"| {n} | {args.layers} | {ours['median_s']:.4f} | {ours['first_s']:.1f} | "
                   f"{theirs['median_s']:.4f} | {speedup:.2f}× | {diff:.1e} |")  # fmt: skip
             sys.stdout.flush()
+    print(f"load average (1 min) after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
