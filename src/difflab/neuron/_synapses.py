@@ -125,17 +125,13 @@ def _init(self, pre, post, weight, delay, E, **taus):
 
 
 class _AbstractOneTau(AbstractSynapses):
-    """Synapses whose kernel has one time constant ``tau`` (ms), the kernel's unit of time."""
+    """Synapses whose kernel has one time constant ``tau`` (ms), the kernel's unit of time.
 
-    weight: Array
-    delay: Array
-    tau: Array
-    E: Array
-    pre: tuple[int, ...] = eqx.field(static=True)
-    post: tuple[int, ...] = eqx.field(static=True)
+    The concrete kinds declare the fields and `__init__` (Equinox's abstract/final pattern); this class only
+    shares the methods that read ``tau``.
+    """
 
-    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
-        _init(self, pre, post, weight, delay, E, tau=tau)
+    tau: eqx.AbstractVar[Array]
 
     def time_scale(self):
         return self.tau
@@ -150,6 +146,16 @@ class ExpSynapses(_AbstractOneTau):
     Example: ``ExpSynapses(pre=[0, 1], post=[1, 2], weight=0.01, delay=[2.0, 3.0], tau=2.0, E=0.0)``.
     """
 
+    weight: Array
+    delay: Array
+    tau: Array
+    E: Array
+    pre: tuple[int, ...] = eqx.field(static=True)
+    post: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
+        _init(self, pre, post, weight, delay, E, tau=tau)
+
     def kernel(self, x):
         return jnp.exp(-x)
 
@@ -159,6 +165,16 @@ class ExpSynapses(_AbstractOneTau):
 
 class AlphaSynapses(_AbstractOneTau):
     """Alpha-function conductances ``weight · (u/τ) e^{1 − u/τ}`` (peak ``weight`` µS at ``τ`` ms after arrival)."""
+
+    weight: Array
+    delay: Array
+    tau: Array
+    E: Array
+    pre: tuple[int, ...] = eqx.field(static=True)
+    post: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
+        _init(self, pre, post, weight, delay, E, tau=tau)
 
     def kernel(self, x):
         return x * jnp.exp(1 - x)

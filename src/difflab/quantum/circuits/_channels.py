@@ -86,15 +86,12 @@ class _AbstractDamping(AbstractChannel):
     r"""Damping with probability `gamma` on one wire.
 
     $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, and $K_1$ holds $\sqrt\gamma$ at the entry `_jump` (row, column)
-    and zeros elsewhere.
+    and zeros elsewhere. The concrete channels declare the fields and `__init__` (Equinox's abstract/final
+    pattern); this class shares the Kraus operators.
     """
 
-    gamma: Array
-    wires: tuple[int, ...] = eqx.field(static=True)
+    gamma: eqx.AbstractVar[Array]
     _jump: eqx.AbstractClassVar[tuple[int, int]]
-
-    def __init__(self, gamma: ArrayLike, wire: int):
-        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
 
     def kraus(self) -> Array:
         g = self.gamma.astype(complex)
@@ -106,13 +103,23 @@ class _AbstractDamping(AbstractChannel):
 class AmplitudeDamping(_AbstractDamping):
     """Energy relaxation |1> → |0> with probability `gamma` on one wire."""
 
+    gamma: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
     _jump = (0, 1)
+
+    def __init__(self, gamma: ArrayLike, wire: int):
+        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
 
 
 class Dephasing(_AbstractDamping):
     """Pure dephasing (phase damping) with probability `gamma`: off-diagonal elements scale by √(1 − γ)."""
 
+    gamma: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
     _jump = (1, 1)
+
+    def __init__(self, gamma: ArrayLike, wire: int):
+        self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
 
 
 class Depolarizing(AbstractChannel):
