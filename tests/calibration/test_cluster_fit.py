@@ -8,7 +8,7 @@ import pytest
 import difflab
 from calibration._models import Decay, decay_data
 from difflab.calibration._distributed import merge_blocks
-from difflab.ensembles._cluster import ClusterError
+from difflab.ensembles import ClusterError
 
 distributed = pytest.importorskip("distributed")
 
