@@ -489,14 +489,14 @@ def _(ctx):
     return difflab.simulate(hh(), step(), np.array([0.0, 1e9]))
 
 
-@case("hh.celsius-200", "12", r"default step of HodgkinHuxley.*temperature")
+@case("hh.celsius-200", "12", r"default step of HodgkinHuxley.*comes from celsius = 200.0")
 def _(ctx):
     import difflab
 
     return difflab.simulate(hh().replace(celsius=200.0), step(), ts_hh())
 
 
-@case("hh.celsius-1000", "12", r"default step of HodgkinHuxley.*temperature")
+@case("hh.celsius-1000", "12", r"default step of HodgkinHuxley.*comes from celsius = 1000.0")
 def _(ctx):
     import difflab
 

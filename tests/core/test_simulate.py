@@ -190,8 +190,11 @@ def test_a_runaway_default_step_names_the_model():
         def default_dt0(self):
             return 1e-12  # as a cell whose gates a high temperature makes very fast
 
-    with pytest.raises(ValueError, match=r"dt0=1e-12 \(the default step of Stiff for its parameters\).*a temperature"):
+    with pytest.raises(ValueError, match=r"dt0=1e-12 \(the default step of Stiff for its parameters\).*time scale"):
         difflab.simulate(Stiff(), None, TS, **fixed)
+    # a model that names the parameters setting its step (step_parameters) gets their values in the message
+    with pytest.raises(ValueError, match=r"HodgkinHuxley's default step follows its kinetics.*celsius = 200.0"):
+        difflab.simulate(HodgkinHuxley.squid_axon().replace(celsius=200.0), None, TS)
 
 
 def test_a_leading_axis_on_some_states_only_is_refused_by_name():

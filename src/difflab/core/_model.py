@@ -103,6 +103,8 @@ class AbstractModel(eqx.Module):
     aliases: ClassVar[dict[str, str]] = {}
     #: Units of parameters by (short or dotted) name, for labelled output.
     parameter_units: ClassVar[dict[str, str]] = {}
+    #: Parameters that set the model's default step (`default_dt0`), named when that step is too small to run.
+    step_parameters: ClassVar[tuple[str, ...]] = ()
 
     def parameters(self) -> dict[str, Array]:
         """All floating array fields by dotted name (``"channels.na.gbar"``), plus aliases."""

@@ -113,8 +113,9 @@ def simulate(
         if step.ndim != 0 or not np.isfinite(step) or step <= 0:
             raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
+    hint = "" if dt0 is not None else _step_hint(model)
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
-    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin)
+    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin, hint)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
@@ -234,7 +235,17 @@ def _default_dt0(model, protocol, controller):
     return float(scale / np.ceil(scale / float(dt0) * (1 - 1e-9)))  # a Python float: weakly typed, keeps float32
 
 
-def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin=""):
+def _step_hint(model) -> str:
+    """Why a default step may be tiny: the values of the parameters that set it (`step_parameters`)."""
+    names = type(model).step_parameters
+    if not names:
+        return "; a default step this small comes from a parameter setting the model's time scale"
+    values = model.parameters()
+    shown = ", ".join(f"{n} = {np.asarray(values[n]).tolist()}" for n in names if n in values)
+    return f"; {type(model).__name__}'s default step follows its kinetics, and a step this small comes from {shown}"
+
+
+def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin="", hint=""):
     """``max_steps``, raised to the known step count of a fixed-step solve when left at its default.
 
     An explicit bound that is too small raises here when ``throw`` is set; otherwise the solve reports
@@ -252,11 +263,7 @@ def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin=""):
     if max_steps == DEFAULT_MAX_STEPS:
         if needed > FIXED_STEP_BUDGET:
             total = int(np.ceil(count))
-            hint = ""
-            if origin and step < 1e-6:
-                hint = (
-                    "; a default step this small comes from a parameter setting the model's time scale (a temperature?)"
-                )
+            hint = hint if origin and step < 1e-6 else ""
             raise ValueError(
                 f"fixed steps of dt0={step:g}{origin} over [{times[0]:g}, {times[-1]:g}] take {total:,} steps, "
                 f"more than the budget of {FIXED_STEP_BUDGET:,}: shorten ts, pass a larger dt0, or pass "

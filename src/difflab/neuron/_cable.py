@@ -97,6 +97,7 @@ class Cell(AbstractModel):
 
     time_units: ClassVar[str] = "ms"
     parameter_units: ClassVar[dict[str, str]] = {"celsius": "degC", "v_init": "mV"}
+    step_parameters: ClassVar[tuple[str, ...]] = ("celsius",)  # the gate rates, and so the default step, follow it
 
     def __init__(self, morphology: Morphology, regions: dict[str, Region], celsius: ArrayLike = 6.3,
                  v_init: ArrayLike = -65.0):  # fmt: skip

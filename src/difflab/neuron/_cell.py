@@ -69,6 +69,7 @@ class HodgkinHuxley(AbstractModel):
         "celsius": "degC",
         "v_init": "mV",
     }
+    step_parameters: ClassVar[tuple[str, ...]] = ("celsius",)  # the gate rates, and so the default step, follow it
 
     def __init__(
         self,
