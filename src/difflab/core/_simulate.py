@@ -113,7 +113,7 @@ def simulate(
         if step.ndim != 0 or not np.isfinite(step) or step <= 0:
             raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
-    hint = "" if dt0 is not None else _step_hint(model)
+    hint = None if dt0 is not None else (lambda: _step_hint(model))  # built only for the error message
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
     max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin, hint)
     controller = _clip_at_jumps(controller, protocol, ts)
@@ -241,11 +241,12 @@ def _step_hint(model) -> str:
     if not names:
         return "; a default step this small comes from a parameter setting the model's time scale"
     values = model.parameters()
-    shown = ", ".join(f"{n} = {np.asarray(values[n]).tolist()}" for n in names if n in values)
+    known = [n for n in names if n in values and is_concrete(values[n])]  # traced values cannot be shown
+    shown = ", ".join(f"{n} = {np.asarray(values[n]).tolist()}" for n in known) or ", ".join(names)
     return f"; {type(model).__name__}'s default step follows its kinetics, and a step this small comes from {shown}"
 
 
-def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin="", hint=""):
+def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin="", hint=None):
     """``max_steps``, raised to the known step count of a fixed-step solve when left at its default.
 
     An explicit bound that is too small raises here when ``throw`` is set; otherwise the solve reports
@@ -263,11 +264,11 @@ def _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin="", hint=""):
     if max_steps == DEFAULT_MAX_STEPS:
         if needed > FIXED_STEP_BUDGET:
             total = int(np.ceil(count))
-            hint = hint if origin and step < 1e-6 else ""
+            why = hint() if hint is not None and step < 1e-6 else ""
             raise ValueError(
                 f"fixed steps of dt0={step:g}{origin} over [{times[0]:g}, {times[-1]:g}] take {total:,} steps, "
                 f"more than the budget of {FIXED_STEP_BUDGET:,}: shorten ts, pass a larger dt0, or pass "
-                f"max_steps={total} to run it anyway{hint}"
+                f"max_steps={total} to run it anyway{why}"
             )
         return int(np.ceil(count)) + 1
     if not throw:
