@@ -228,14 +228,14 @@ def _point_cells(n_cells):
     return cells
 
 
-def network():
-    """Five hh point cells (area 100 um2) coupled by ExpSyn through NetCons with delays."""
-    p = NETWORK
+def _run_network(p, make_synapse):
+    """The point cells of `p`, synapse `k` made by `make_synapse(k, segment)` on its target cell and driven
+    through a NetCon (threshold 0 mV, `p`'s delay and weight) from its source cell; run and return the dataset."""
     cells = _point_cells(p["n_cells"])
-    keep = []
+    keep = []  # NEURON objects live only while referenced
     for k in range(len(p["pre"])):
-        syn = h.ExpSyn(cells[p["post"][k]](0.5))
-        syn.tau, syn.e = p["tau"][k], p["e"][k]
+        syn = make_synapse(k, cells[p["post"][k]](0.5))
+        syn.e = p["e"][k]
         nc = h.NetCon(cells[p["pre"][k]](0.5)._ref_v, syn, sec=cells[p["pre"][k]])
         nc.threshold, nc.delay, nc.weight[0] = 0.0, p["delay"][k], p["weight"][k]
         keep.append((syn, nc))
@@ -243,7 +243,19 @@ def network():
     stimuli = [(f"cell{i}", 0.5, d, dur, a) for i, d, dur, a in p["stimuli"]]
     record = [f"cell{i}(0.5)" for i in range(p["n_cells"])]
     times, V, spikes = run(sections, stimuli, record, p["tstop"], record)
-    ds = _dataset(times, V, record, spikes, _geometry(sections))
+    return _dataset(times, V, record, spikes, _geometry(sections))
+
+
+def network():
+    """Five hh point cells (area 100 um2) coupled by ExpSyn through NetCons with delays."""
+    p = NETWORK
+
+    def exp_syn(k, seg):
+        syn = h.ExpSyn(seg)
+        syn.tau = p["tau"][k]
+        return syn
+
+    ds = _run_network(p, exp_syn)
     for key in ("pre", "post", "weight", "delay", "tau", "e"):
         ds[f"syn_{key}"] = ("synapse", np.array(p[key]))
     ds["syn_weight"].attrs["units"], ds["syn_delay"].attrs["units"] = "uS", "ms"
@@ -273,25 +285,17 @@ def network_exp2():
     """The five point cells of `network` coupled by Exp2Syn (three rise/decay pairs, one inhibitory) and one
     ExpSyn, through NetCons with delays."""
     p = NETWORK_EXP2
-    cells = _point_cells(p["n_cells"])
-    keep = []
-    for k in range(len(p["pre"])):
-        seg = cells[p["post"][k]](0.5)
+
+    def synapse(k, seg):
         if p["mechanism"][k] == "Exp2Syn":
             syn = h.Exp2Syn(seg)
             syn.tau1, syn.tau2 = p["tau1"][k], p["tau2"][k]
         else:
             syn = h.ExpSyn(seg)
             syn.tau = p["tau2"][k]
-        syn.e = p["e"][k]
-        nc = h.NetCon(cells[p["pre"][k]](0.5)._ref_v, syn, sec=cells[p["pre"][k]])
-        nc.threshold, nc.delay, nc.weight[0] = 0.0, p["delay"][k], p["weight"][k]
-        keep.append((syn, nc))
-    sections = {f"cell{i}": sec for i, sec in enumerate(cells)}
-    stimuli = [(f"cell{i}", 0.5, d, dur, a) for i, d, dur, a in p["stimuli"]]
-    record = [f"cell{i}(0.5)" for i in range(p["n_cells"])]
-    times, V, spikes = run(sections, stimuli, record, p["tstop"], record)
-    ds = _dataset(times, V, record, spikes, _geometry(sections))
+        return syn
+
+    ds = _run_network(p, synapse)
     units = {"weight": "uS", "delay": "ms", "tau1": "ms", "tau2": "ms", "e": "mV"}
     for key in ("pre", "post", "mechanism", "weight", "delay", "tau1", "tau2", "e"):
         ds[f"syn_{key}"] = ("synapse", np.array(p[key]), {"units": units[key]} if key in units else {})
