@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 import difflab
-from difflab.neuron import AlphaSynapses, ExpSynapses, HodgkinHuxley, Network, spike_times
+from difflab.neuron import AlphaSynapses, ExpSynapses, HodgkinHuxley, Network
+
+from ._spikes import assert_spikes_match
 
 
 def test_five_cell_network_matches_neuron():
@@ -19,12 +21,7 @@ def test_five_cell_network_matches_neuron():
                        difflab.Step(jnp.asarray(4 * one_hot[2]), 30.0, 70.0))  # fmt: skip
     ts = ref["time"].values
     V = np.asarray(difflab.simulate(net, stim, ts)["V"])
-    for i in range(5):
-        got = np.asarray(spike_times(ts, V[:, i]))
-        got = got[np.isfinite(got)]
-        want = ref["spike_times"].values[i]
-        assert got.size == want.size == 6
-        assert np.max(np.abs(got - want)) < 0.05, (i, got, want)
+    assert_spikes_match(ts, V, ref["spike_times"].values, count=6)
 
 
 @pytest.mark.parametrize("kind", [ExpSynapses, AlphaSynapses])

@@ -9,7 +9,9 @@ import pytest
 from scipy.integrate import quad
 
 import difflab
-from difflab.neuron import Exp2Synapses, ExpSynapses, HodgkinHuxley, Network, spike_times
+from difflab.neuron import Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
+
+from ._spikes import assert_spikes_match
 
 PAIRS = [(0.5, 2.0), (0.2, 3.0), (1.0, 6.0), (2.0, 2.0002)]  # ms; the last close to NEURON's 0.9999 ratio
 
@@ -35,12 +37,7 @@ def test_exp2_network_matches_neuron():
                        difflab.Step(jnp.asarray(12 * one_hot[2]), 30.0, 70.0))  # fmt: skip
     ts = ref["time"].values
     V = np.asarray(difflab.simulate(net, stim, ts)["V"])
-    for i in range(5):
-        got = np.asarray(spike_times(ts, V[:, i]))
-        got = got[np.isfinite(got)]
-        want = ref["spike_times"].values[i]
-        assert got.size == want.size == 5
-        assert np.max(np.abs(got - want)) < 0.05, (i, got, want)
+    assert_spikes_match(ts, V, ref["spike_times"].values, count=5)
 
 
 @pytest.mark.parametrize(("tau1", "tau2"), PAIRS)
