@@ -165,3 +165,23 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
     monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
     assert dict(difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41]).provenance)["loop"] == "while"
     assert strategy(adaptive=True, state_size=7200) == "map"
+
+
+def test_scan_runs_inside_jit_with_closed_over_times():
+    """Save times closed over by a jitted function stay concrete: the scan runs there (the default loop on
+    accelerators) and equals diffrax's loop outside jit to rounding; max_steps is fitted to the step count."""
+    model = Relaxation(tau=jnp.asarray(2.0))
+    ts = np.linspace(0.0, 3.0, 7)
+
+    @jax.jit
+    def run(tau):
+        return difflab.simulate(
+            model.replace(tau=tau), None, ts, dt0=0.01, solver=diffrax.Heun(), stepsize_controller=FIXED, loop="scan"
+        ).ys
+
+    scan = run(jnp.asarray(2.0))
+    loop = difflab.simulate(
+        model, None, ts, dt0=0.01, solver=diffrax.Heun(), stepsize_controller=FIXED, loop="while"
+    ).ys
+    for name in loop:
+        np.testing.assert_allclose(scan[name], loop[name], rtol=1e-13)

@@ -88,11 +88,14 @@ def simulate(
             f"protocol must be a difflab protocol (e.g. difflab.Constant({protocol!r})) or None; got the "
             f"{type(protocol).__name__} {protocol!r}"
         )
+    # Save times closed over inside jit are constants, but jnp.asarray would make them tracers: keep them as numpy
+    # so that the checks, the fixed-step count and the scan loop see their values.
+    times = ts if isinstance(ts, jax.core.Tracer) else np.asarray(ts)
     ts = jnp.asarray(ts)
     if ts.ndim != 1 or ts.shape[0] < 2:
         raise ValueError(f"ts must be 1-D with at least 2 times; got shape {ts.shape}")
-    check_finite(ts, "ts")
-    check_increasing(ts, "ts")
+    check_finite(times, "ts")
+    check_increasing(times, "ts")
     if y0 is None:
         y0 = model.initial_state()
     else:
@@ -115,17 +118,17 @@ def simulate(
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
     hint = None if dt0 is not None else (lambda: _step_hint(model))  # built only for the error message
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
-    max_steps = _fit_fixed_steps(max_steps, controller, dt0, ts, throw, origin, hint)
+    max_steps = _fit_fixed_steps(max_steps, controller, dt0, times, throw, origin, hint)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
         save_fn, variables = (lambda t, y, args: y), model.states
     else:
         save_fn, variables = (lambda t, y, args: observe(t, y, args[1])), tuple(observe_info)
-    grid = _scan_grid(loop, controller, adjoint, dt0, ts, max_steps)
+    grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps)
     if grid is not None:
         sol_ts, ys, result, stats = scan_solve(
-            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(ts), y0, (model, protocol), save_fn, throw
+            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(times), y0, (model, protocol), save_fn, throw
         )
         sol = _Solution(sol_ts, ys, result, stats)
     else:
@@ -177,7 +180,7 @@ def _scan_refusal(controller, adjoint, dt0, ts) -> str | None:
     if not isinstance(controller, diffrax.ConstantStepSize):
         return f"it needs diffrax.ConstantStepSize, got {type(controller).__name__}"
     if dt0 is None or not is_concrete(dt0) or not is_concrete(ts):
-        return "it needs a concrete dt0 and concrete ts (not traced: close over ts instead of passing it into jit)"
+        return "it needs a concrete dt0 and concrete ts (not traced: close over them instead of passing them into jit)"
     if not isinstance(adjoint, SCAN_ADJOINTS):
         return f"adjoint {type(adjoint).__name__} is not one of {[a.__name__ for a in SCAN_ADJOINTS]}"
     return None
