@@ -51,7 +51,7 @@ def network():
     return drive, pre, post, weight, delay, E
 
 
-def difflab_run(dt):
+def difflab_run(dt, loop="auto"):
     import jax
     import jax.numpy as jnp
 
@@ -66,7 +66,7 @@ def difflab_run(dt):
     observe = lambda t, y, a: {"V": y["V"]}  # noqa: E731
 
     def run():
-        return difflab.simulate(net, stim, ts, dt0=dt, max_steps=round(T_END / dt), observe=observe).ys["V"]
+        return difflab.simulate(net, stim, ts, dt0=dt, observe=observe, loop=loop).ys["V"]
 
     return jax.jit(run), ts
 
@@ -140,6 +140,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer", action="store_true", help="run the Jaxley half only (JSON on stdout)")
     parser.add_argument("--peer-python", help="python of the Jaxley environment")
+    parser.add_argument("--neuron-json", help="spike times from network_neuron.py: compare against NEURON's CVODE")
+    parser.add_argument("--loop", default="auto", choices=["auto", "scan", "while"], help="simulate's loop")
     args = parser.parse_args()
     if args.peer:
         peer_main(args)
@@ -149,9 +151,15 @@ def main():
     import difflab
 
     load = [os.getloadavg()]
-    ref_fn, ts = difflab_run(REF_DT)
-    ref = crossings(ts, np.asarray(ref_fn()).T)
-    fn, ts = difflab_run(DT)
+    neuron = None
+    if args.neuron_json:
+        with open(args.neuron_json) as f:
+            neuron = json.load(f)
+        ref = [np.array(s) for s in neuron["runs"]["cvode_1e-9"]["spikes"]]
+    else:
+        ref_fn, ts = difflab_run(REF_DT, args.loop)
+        ref = crossings(ts, np.asarray(ref_fn()).T)
+    fn, ts = difflab_run(DT, args.loop)
     compile_s = timed_call(fn)
     got = crossings(ts, np.asarray(fn()).T)
     peer = None
@@ -171,13 +179,28 @@ def main():
         peer.stdin.flush()
         peer.wait()
     load.append(os.getloadavg())
+    reference = "NEURON CVODE 1e-9" if neuron else f"difflab dt {REF_DT}"
+    rows = [("difflab dt 0.025", got)]
+    if neuron:
+        rows += [(f"NEURON {k.replace('_', ' ')}", [np.array(s) for s in v["spikes"]])
+                 for k, v in neuron["runs"].items() if k != "cvode_1e-9"]  # fmt: skip
+    print(f"| against {reference} | spikes | matched within 0.05 ms (in order, to the first miss) | worst matched (ms) "
+          "| first miss (ms) | first 5 per cell: worst (ms) | median (ms) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for name, trains in rows:
+        m, total, w, off = compare(trains, ref)
+        e = [abs(a[k] - b[k]) for a, b in zip(trains, ref, strict=True) for k in range(min(len(a), len(b), 5))]
+        print(
+            f"| {name} | {sum(map(len, trains))} | {m}/{total} | {w:.4f} | {off:.1f} | {max(e):.5f} | "
+            f"{np.median(e):.5f} |"
+        )
     matched, total, worst, first_off = compare(got, ref)
     errs = [abs(a[k] - b[k]) for a, b in zip(got, ref, strict=True) for k in range(min(len(a), len(b), 5))]
     print(f"# network: {N_CELLS} HH cells, {N_SYN} synapses, {T_END:g} ms, float64, medians of {args.repeats}")
     print(f"load average (1, 5, 15 min) before {load[0]}, after {load[1]}; CPUs: {os.cpu_count()}")
     jx = f"Jaxley {ready['version']} (jax {ready['jax']})" if peer else "no Jaxley"
     print(f"difflab {difflab.__version__}, jax {jax.__version__}; {jx}")
-    print(f"difflab dt {DT}: {sum(map(len, got))} spikes; reference dt {REF_DT}: {total} spikes")
+    print(f"difflab dt {DT} (loop {args.loop}): {sum(map(len, got))} spikes; reference {reference}: {total} spikes")
     print(f"spikes matching the reference within 0.05 ms (per cell, in order, up to the first miss): {matched}/{total};"
           f" worst of those {worst:.4f} ms; first miss at {first_off:.1f} ms")  # fmt: skip
     print(f"first 5 spikes of every cell: worst error {max(errs):.5f} ms, median {np.median(errs):.5f} ms")

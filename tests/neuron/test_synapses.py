@@ -9,7 +9,7 @@ import pytest
 from scipy.integrate import quad
 
 import difflab
-from difflab.neuron import Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
+from difflab.neuron import AlphaSynapses, Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
 
 from ._spikes import assert_spikes_match
 
@@ -64,8 +64,8 @@ def test_kernel_and_integral_match_exp2syn(tau1, tau2):
         return factor * (np.exp(-u / tau2) - np.exp(-u / tau1))
 
     x = np.array([0.0, 0.01, 0.3, 1.0, 2.5, 10.0, 40.0])
-    np.testing.assert_allclose(np.asarray(syn.kernel(jnp.asarray(x)))[0], direct(x * tau2), rtol=0, atol=1e-10)
-    area = np.asarray(syn.kernel_integral(jnp.asarray(x)))[0]
+    np.testing.assert_allclose(np.asarray(syn.kernel(jnp.asarray(x)[None]))[0], direct(x * tau2), rtol=0, atol=1e-10)
+    area = np.asarray(syn.kernel_integral(jnp.asarray(x)[None]))[0]
     for xi, got in zip(x, area, strict=True):
         want = quad(direct, 0.0, xi * tau2, epsabs=1e-14, epsrel=1e-13, limit=200)[0] / tau2
         assert got == pytest.approx(want, abs=1e-10), xi
@@ -123,3 +123,56 @@ def test_time_constants_hold_in_replace_and_batches():
         ValueError, match=r"synapses\.0\.tau1/tau2 must be < 1 .* got 1\.66.* \(member 1; 1 of 3 members"
     ):
         difflab.make_batch(net, **{"synapses.0.tau2": jnp.array([2.0, 0.3, 4.0])})
+
+
+KINDS = [
+    lambda: ExpSynapses([0, 1, 0], [1, 0, 0], weight=[0.5, 0.2, 0.1], delay=[1.0, 1.3, 2.2], tau=[2.0, 0.7, 5.0]),
+    lambda: AlphaSynapses([0, 1, 0], [1, 0, 0], weight=[0.5, 0.2, 0.1], delay=[1.0, 1.3, 2.2], tau=[2.0, 0.7, 5.0]),
+    lambda: Exp2Synapses(
+        [0, 1, 0],
+        [1, 0, 0],
+        weight=[0.5, 0.2, 0.1],
+        delay=[1.0, 1.3, 2.2],
+        tau1=[0.5, 0.2, 2.0],
+        tau2=[2.0, 3.0, 2.0002],
+    ),
+]
+
+
+@pytest.mark.parametrize("make", KINDS, ids=["exp", "alpha", "exp2"])
+def test_state_carries_the_sum_over_spikes(make):
+    """Stepping the state at a constant step (spikes arriving inside steps, several per synapse over time) gives
+    the direct sum over spikes at every step's end and its exact mean over the step: 1e-12 relative, 1e-13 µS."""
+    syn = make()
+    spikes = jnp.array([[6.01, 3.0, 0.37], [4.2, 1.111, -1e4]])  # ms, newest first; all arrive within 10 ms
+    h, state, t0 = 0.025, syn.initial_state(), 0.0
+    got, want = [], []
+    for _ in range(400):  # each step starts where the last ended, as in diffrax (t0 + h, not k h)
+        g0, mean, g1, state = syn.advance(state, jnp.asarray(t0), jnp.asarray(t0 + h), spikes)
+        got.append(np.concatenate([g0, mean, g1]))
+        want.append(np.concatenate([syn.conductance(t0, spikes), syn.mean_conductance(t0, t0 + h, spikes),
+                                    syn.conductance(t0 + h, spikes)]))  # fmt: skip
+        t0 = t0 + h
+    got, want = np.array(got), np.array(want)
+    assert want.max() > 0.05  # the spikes did arrive
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)  # µS; 400 steps of rounding
+
+
+@pytest.mark.parametrize("make", KINDS, ids=["exp", "alpha", "exp2"])
+def test_state_derivative_is_the_decay_rate(make):
+    syn = make()
+    state = syn.arrival(jnp.array([0.3, 1.2, 0.05]))[0]
+    delta = 1e-6
+    decayed, _ = syn.decay(state, delta / syn.time_scale())
+    np.testing.assert_allclose(syn.state_derivative(state), (decayed - state) / delta, rtol=1e-5, atol=1e-9)
+
+
+def test_a_spike_pushed_out_of_the_buffer_stops_the_solve():
+    """Cell 0 fires every ~15 ms, its synapse has a 40 ms delay: a buffer of 2 would drop spikes still in flight."""
+    syn = ExpSynapses([0], [1], 0.0001, 40.0)
+    net = Network(HodgkinHuxley.squid_axon(), syn, 2, buffer=2)
+    stim = difflab.Step(jnp.array([10.0, 0.0]), 0.0, 200.0)
+    with pytest.raises(Exception, match=r"more spikes within its longest outgoing delay than buffer=2"):
+        difflab.simulate(net, stim, jnp.linspace(0.0, 100.0, 11))
+    ok = difflab.simulate(Network(HodgkinHuxley.squid_axon(), syn, 2, buffer=4), stim, jnp.linspace(0.0, 100.0, 11))
+    assert np.isfinite(np.asarray(ok["V"])).all()

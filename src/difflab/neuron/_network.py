@@ -7,22 +7,29 @@ $$C \frac{dV_i}{dt} = I_i(t) - \sum_c G_c (V_i - E_c)
 
 $I_i$ in µA/cm² (the protocol's value, one per cell or shared), $g_k$ in µS (see `AbstractSynapses`). A spike
 is an upward crossing of ``threshold`` (mV), timed by linear interpolation inside the step; each cell keeps its
-last ``buffer`` spike times in the state ``spikes`` (ms, ``-1e4`` where empty), newest first, which the
-synapses read. Keep the buffer longer than the spikes a cell fires within the longest delay plus ten synaptic
-time constants (8 covers 100 Hz with delays and τ of a few ms).
+last ``buffer`` spike times in the state ``spikes`` (ms, ``-1e4`` where empty), newest first, until they have
+arrived at all its synapses. Each synapse population carries its conductances as a state (``"synapses.0"``, …:
+the kernel sums of `AbstractSynapses`, conductance / weight), decayed in closed form every step, with the spikes
+that arrive inside the step added at their exact times. The buffer must hold the spikes a cell fires within its
+longest outgoing delay (4 covers 4 spikes in that time); a spike that would leave it before arriving everywhere
+stops the solve with an error naming ``buffer``.
 
 The solver [`NetworkRushLarsenCN`][difflab.neuron.NetworkRushLarsenCN] is the point cell's scheme with the
 synaptic conductances' exact means over the step added to the channels' Simpson averages (a spike arriving
 inside a step makes a conductance jump, which Simpson's rule would smear into a first-order error), then spike
-detection; a delay must be at least one step, so that no spike acts inside the step that found it.
+detection; a delay must be at least one step, so that no spike acts inside the step that found it. Its steps
+are constant (the default controller): then at most one spike arrives per synapse and step (see
+`AbstractSynapses.advance`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import diffrax
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
@@ -46,9 +53,11 @@ class Network(AbstractModel):
         n_cells: number of cells.
         area: membrane area of every cell (µm²); 100 µm² makes 1 nA equal 1000 µA/cm².
         threshold: spike threshold (mV).
-        buffer: spike times kept per cell.
+        buffer: spike times kept per cell until they have arrived (at least the spikes a cell fires within its
+            longest outgoing delay).
 
-    States: ``V``, the gates (``(n_cells,)`` each) and ``spikes`` (``(n_cells, buffer)``).
+    States: ``V``, the gates (``(n_cells,)`` each), ``spikes`` (``(n_cells, buffer)``) and one per synapse
+    population, ``"synapses.0"``, … (``(synapses, components)``: the kernel sums, conductance / weight).
     Parameters by name: the cells' (``"cells.channels.na.gbar"``, aliases ``gNa`` …) and
     ``"synapses.0.weight"``, ``"synapses.0.delay"`` … of each population.
     """
@@ -64,7 +73,7 @@ class Network(AbstractModel):
     aliases: ClassVar[dict[str, str]] = {f"{k}": f"cells.{v}" for k, v in HodgkinHuxley.aliases.items()}
 
     def __init__(self, cells: HodgkinHuxley, synapses, n_cells: int, *, area: ArrayLike = 100.0,
-                 threshold: ArrayLike = 0.0, buffer: int = 8):  # fmt: skip
+                 threshold: ArrayLike = 0.0, buffer: int = 4):  # fmt: skip
         if not isinstance(cells, HodgkinHuxley):
             raise TypeError(f"cells must be a HodgkinHuxley; got {type(cells).__name__}")
         synapses = (synapses,) if isinstance(synapses, AbstractSynapses) else tuple(synapses)
@@ -74,6 +83,8 @@ class Network(AbstractModel):
             )
         if not (isinstance(n_cells, int) and n_cells >= 1):
             raise ValueError(f"n_cells must be an integer >= 1; got {n_cells!r}")
+        if isinstance(buffer, bool) or not isinstance(buffer, int | np.integer) or buffer < 1:
+            raise ValueError(f"buffer must be an integer >= 1 (spike times kept per cell); got {buffer!r}")
         for k, syn in enumerate(synapses):
             for side in ("pre", "post"):
                 idx = np.asarray(getattr(syn, side), dtype=int)
@@ -94,7 +105,11 @@ class Network(AbstractModel):
     @property
     def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         spikes = StateInfo("spikes", "ms", "last spike times per cell, newest first")
-        return (*self.cells.states, spikes)
+        kernels = tuple(
+            StateInfo(f"synapses.{k}", "1", f"kernel sums of synapse population {k} (conductance / weight)")
+            for k in range(len(self.synapses))
+        )
+        return (*self.cells.states, spikes, *kernels)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
         """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path.
@@ -110,29 +125,53 @@ class Network(AbstractModel):
     def initial_state(self) -> dict[str, Array]:
         y = {k: jnp.broadcast_to(v, (self.n_cells,)) for k, v in self.cells.initial_state().items()}
         y["spikes"] = jnp.full((self.n_cells, self.buffer), _EMPTY, y["V"].dtype)
+        for k, syn in enumerate(self.synapses):
+            y[f"synapses.{k}"] = syn.initial_state().astype(y["V"].dtype)
         return y
 
-    def synaptic_conductance(self, t, spikes, t1=None) -> tuple[Array, Array]:
-        """``G`` (mS/cm²) and ``G·E`` (µA/cm²) of the synapses onto each cell at ``t``.
-
-        When ``t1`` is given, both are the mean over ``[t, t1]``.
-        """
-        G = jnp.zeros(spikes.shape[:-1], spikes.dtype)
-        GE = jnp.zeros_like(G)
-        scale = _DENSITY / self.area
+    def longest_delays(self) -> Array:
+        """Each cell's longest outgoing delay (ms; 0 for a cell with no synapse), ``(..., n_cells)``."""
+        reach = jnp.zeros((self.n_cells,))
         for syn in self.synapses:
-            g = (syn.conductance(t, spikes) if t1 is None else syn.mean_conductance(t, t1, spikes)) * scale
-            post = np.asarray(syn.post)
-            G, GE = G.at[..., post].add(g), GE.at[..., post].add(g * syn.E)
-        return G, GE
+            delay = jnp.asarray(syn.delay)
+            cells = jnp.zeros((*delay.shape[:-1], self.n_cells), delay.dtype)
+            reach = jnp.maximum(reach, cells.at[..., np.asarray(syn.pre)].max(delay))
+        return reach
+
+    def cell_state(self, y: dict[str, Array]) -> dict[str, Array]:
+        """The cells' own states: ``V`` and the gates."""
+        return {k: v for k, v in y.items() if k != "spikes" and not k.startswith("synapses.")}
+
+    def to_cells(self, quantities: Sequence[Sequence[Array]]) -> list[tuple[Array, Array]]:
+        """Sum per-synapse conductances onto their cells: ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell.
+
+        ``quantities`` holds, for each quantity (say the conductance at a step's start, its mean and its end
+        value), one array per population (µS, ``(..., synapses)``); one scatter per population carries them all.
+        """
+        scale = (_DENSITY / self.area)[..., None, None]
+        m = len(quantities)
+        total = jnp.zeros(())
+        for k, syn in enumerate(self.synapses):
+            g = jnp.stack([q[k] for q in quantities], axis=-1) * scale  # (..., synapses, m)
+            columns = jnp.concatenate([g, g * syn.E[..., None]], axis=-1)
+            cells = jnp.zeros((*columns.shape[:-2], self.n_cells, 2 * m), columns.dtype)
+            total = total + cells.at[..., np.asarray(syn.post), :].add(columns)
+        return [(total[..., j], total[..., m + j]) for j in range(m)]
+
+    def synaptic_conductance(self, y: dict[str, Array]) -> tuple[Array, Array]:
+        """The synapses' ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell in the state ``y``."""
+        g = [syn.weight * syn.state_kernel(y[f"synapses.{k}"]) for k, syn in enumerate(self.synapses)]
+        return self.to_cells([g])[0]
 
     def vector_field(self, t, y, args):
-        """The membrane equations at fixed spike history (spike detection is the solver's)."""
-        G, GE = self.synaptic_conductance(t, y["spikes"])
+        """The membrane equations between spike arrivals (spike detection and arrivals are the solver's)."""
+        G, GE = self.synaptic_conductance(y)
         I = 0.0 if args is None else args(t)
-        dy = self.cells.vector_field(t, {k: v for k, v in y.items() if k != "spikes"}, None)
+        dy = self.cells.vector_field(t, self.cell_state(y), None)
         dy["V"] = dy["V"] + (I + GE - G * y["V"]) / self.cells.C
         dy["spikes"] = jnp.zeros_like(y["spikes"])
+        for k, syn in enumerate(self.synapses):
+            dy[f"synapses.{k}"] = syn.state_derivative(y[f"synapses.{k}"])
         return dy
 
     def default_solver(self):
@@ -146,17 +185,24 @@ class Network(AbstractModel):
         return 0.025
 
 
-def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev):
-    """One step of the point cells' scheme with synaptic conductances, then spike detection."""
+def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
+    """One step of the point cells' scheme with synaptic conductances, then spike detection.
+
+    ``start`` is the synapses' ``(G, GE)`` per cell at ``t0`` when known (the last step's end values), else
+    computed from ``y0``. Returns the solver's `(y1, err, dense)`, which cells crossed the threshold in the step,
+    and the synapses' ``(G, GE)`` at its end.
+    """
     cells = net.cells
     C, V0, spikes = cells.C, y0["V"], y0["spikes"]
+    t1 = t0 + h  # exact: diffrax's h = t1 - t0 is (Sterbenz) for every step from t = 0 on
     I = jnp.zeros_like(V0) if protocol is None else protocol(t0 + h / 2)
-    gates0 = {k: v for k, v in y0.items() if k not in ("V", "spikes")}
-    # synapses: the exact mean over the step (a spike arriving inside the step makes them jump), end values
-    Gs = [net.synaptic_conductance(t0, spikes), net.synaptic_conductance(t0, spikes, t0 + h),
-          net.synaptic_conductance(t0 + h, spikes)]  # fmt: skip
+    gates0 = {k: v for k, v in net.cell_state(y0).items() if k != "V"}
+    # synapses: their states over the step, with the spikes arriving inside it at their exact times
+    steps = [syn.advance(y0[f"synapses.{k}"], t0, t1, spikes) for k, syn in enumerate(net.synapses)]
+    Gs0, GEs0 = net.synaptic_conductance(y0) if start is None else start
+    (Gsm, GEsm), (Gs1, GEs1) = net.to_cells([[s[j] for s in steps] for j in (1, 2)])
     G0, GE0 = cells.conductances(gates0)
-    f0 = (I + GE0 + Gs[0][1] - (G0 + Gs[0][0]) * V0) / C
+    f0 = (I + GE0 + GEs0 - (G0 + Gs0) * V0) / C
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
     half, end = {}, {}
@@ -166,8 +212,8 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev):
         half[name] = x_inf + (gates0[name] - x_inf) * decay
         end[name] = x_inf + (gates0[name] - x_inf) * (decay * decay)
     (Gh, GEh), (G1, GE1) = cells.conductances(half), cells.conductances(end)
-    G = (G0 + 4 * Gh + G1) / 6 + Gs[1][0]
-    GE = (GE0 + 4 * GEh + GE1) / 6 + Gs[1][1]
+    G = (G0 + 4 * Gh + G1) / 6 + Gsm
+    GE = (GE0 + 4 * GEh + GE1) / 6 + GEsm
     c = C / h
     V1 = ((c - G / 2) * V0 + I + GE) / (c + G / 2)
     # spikes: upward crossings of the threshold, timed by linear interpolation
@@ -175,14 +221,42 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev):
     t_cross = t0 + h * _safe_div(net.threshold - V0, V1 - V0, crossed)
     shifted = jnp.concatenate([t_cross[..., None], spikes[..., :-1]], axis=-1)
     y1 = {**end, "V": V1, "spikes": jnp.where(crossed[..., None], shifted, spikes)}
+    for k, s in enumerate(steps):
+        y1[f"synapses.{k}"] = s[3]
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
     err["V"] = V1 - (V0 + h * (f0 + curv * h))
-    f1 = (I + GE1 + Gs[2][1] - (G1 + Gs[2][0]) * V1) / C
-    return y1, err, (y0, y1, h * f0, h * f1)
+    f1 = (I + GE1 + GEs1 - (G1 + Gs1) * V1) / C
+    return y1, err, (y0, y1, h * f0, h * f1), crossed, (Gs1, GEs1)
 
 
 class NetworkRushLarsenCN(AbstractVoltageStepSolver):
-    """The point cells' Rush–Larsen / Crank–Nicolson step with synapses and spike detection; for `Network`."""
+    """The point cells' Rush–Larsen / Crank–Nicolson step with synapses and spike detection; for `Network`.
+
+    Its state also holds the synapses' conductances per cell at the step's start (the last step's end values:
+    one scatter onto the cells fewer per step) and each cell's longest outgoing delay, so that a spike pushed out
+    of a full buffer before it has arrived at all of the cell's synapses stops the solve (an `equinox.error_if`
+    naming ``buffer``) instead of being lost.
+    """
 
     def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
-        return network_step(model, protocol, t0, h, y0, V_prev, h_prev)
+        return network_step(model, protocol, t0, h, y0, V_prev, h_prev)[:3]
+
+    def init(self, terms, t0, t1, y0, args):
+        V0, h0 = super().init(terms, t0, t1, y0, args)
+        net = args[0]
+        return V0, h0, jax.lax.stop_gradient(net.longest_delays()), net.synaptic_conductance(y0)
+
+    def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
+        model, protocol = args
+        V_prev, h_prev, reach, start = solver_state
+        h = t1 - t0
+        h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)  # a jump leaves the smooth branch
+        y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, start)
+        lost = crossed & (y0["spikes"][..., -1] + reach >= t1)  # the dropped spike has not arrived everywhere
+        y1["spikes"] = eqx.error_if(
+            y1["spikes"], jnp.any(lost),
+            f"Network: a cell fired more spikes within its longest outgoing delay than buffer={model.buffer} keeps, "
+            "so one would be lost before arriving; pass a larger buffer to Network",
+        )  # fmt: skip
+        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype), reach, end)
+        return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful

@@ -14,8 +14,22 @@ with $K(u) = 0$ for $u < 0$ and, for $u \ge 0$,
 - [`Exp2Synapses`][difflab.neuron.Exp2Synapses]: $K(u) = f\,(e^{-u/\tau_2} - e^{-u/\tau_1})$, rise $\tau_1$
   and decay $\tau_2 > \tau_1$, normalised to peak $w$ (NEURON's two-state kinetic ``Exp2Syn``).
 
-The sum runs over the spikes a [`Network`][difflab.neuron.Network] keeps per cell; it is exact, not an ODE, so
-the conductance is right at any time inside a step.
+**State.** Every kernel is a sum of decaying exponentials (times $u$ for the alpha function), so the sum over
+all spikes that have arrived is carried by one or two numbers per synapse that decay in closed form: a step of
+length $h$ multiplies them by a fixed matrix and adds the spikes that arrived inside it, each at its exact
+arrival time (see [`AbstractSynapses.advance`][difflab.neuron.AbstractSynapses.advance]). The conductance is
+then exact at the step's ends and its mean over the step is exact too, whatever the number of spikes so far:
+one pass over the synapses per step. [`AbstractSynapses.conductance`][difflab.neuron.AbstractSynapses.conductance]
+evaluates the same sum directly from spike times (the reference the state is tested against).
+
+In the kernel's unit of time $\tau$ (the decay), with $x$ the age of a spike in units of $\tau$:
+
+- one exponential: $S = \sum_s e^{-x_s}$, $\sum_s K = S$;
+- two states ($c = \tau/\tau_1 - 1$ for ``Exp2Syn``, $c = 0$ for the alpha function):
+  $B = \sum_s e^{-x_s}$, $D = \sum_s x_s e^{-x_s}\varphi(c x_s)$ with $\varphi(z) = (1 - e^{-z})/z$
+  ($\varphi(0) = 1$), and $\sum_s K = (1 + c)\,e^{x_p} D$ with $x_p = \ln(1 + c)/c$ ($= 1$ at $c = 0$). Over
+  $\delta = h/\tau$ they become $B e^{-\delta}$ and $e^{-\delta}\big(D + (B - cD)\,\delta\varphi(c\delta)\big)$;
+  this form has no cancellation as $\tau_1 \to \tau_2$, where it becomes the alpha function.
 """
 
 from __future__ import annotations
@@ -56,33 +70,95 @@ class AbstractSynapses(eqx.Module):
 
     @abc.abstractmethod
     def kernel(self, x: Array) -> Array:
-        r"""The conductance time course $K$ at $x = u/\tau \ge 0$ ($u$ ms after a spike's arrival; 1 at most)."""
+        r"""The conductance time course $K$ at $x = u/\tau \ge 0$ ($u$ ms after a spike's arrival; 1 at most).
+
+        ``x`` has a trailing axis of buffered spikes: ``(..., synapses, buffer)``.
+        """
 
     @abc.abstractmethod
     def kernel_integral(self, x: Array) -> Array:
-        r"""$\int_0^x K(s)\,ds$ (the step's mean conductance is exact, also when a spike arrives inside it)."""
+        r"""$\int_0^x K(s)\,ds$, ``x`` of shape ``(..., synapses, buffer)`` as in `kernel`."""
+
+    @abc.abstractmethod
+    def initial_state(self) -> Array:
+        """The state of no spike yet: zeros of shape ``(..., synapses, components)``."""
+
+    @abc.abstractmethod
+    def state_kernel(self, state: Array) -> Array:
+        r"""$\sum_s K$ over the spikes that the state ``(..., synapses, components)`` holds: ``(..., synapses)``."""
+
+    @abc.abstractmethod
+    def arrival(self, x: Array) -> tuple[Array, Array]:
+        r"""One spike $x = u/\tau$ after its arrival (``(..., synapses)``): its state and $\int_0^x K$."""
+
+    @abc.abstractmethod
+    def decay(self, state: Array, delta: Array) -> tuple[Array, Array]:
+        r"""The state after $\delta = h/\tau$ with no arrival, and the mean of $\sum_s K$ over those $\delta$."""
+
+    @abc.abstractmethod
+    def state_derivative(self, state: Array) -> Array:
+        r"""$dS/dt$ (per ms) between arrivals."""
+
+    def advance(self, state: Array, t0: Array, t1: Array, spikes: Array) -> tuple[Array, Array, Array, Array]:
+        r"""One step $[t_0, t_1)$: conductances (µS) at $t_0$, their exact mean over the step, at $t_1$; new state.
+
+        ``spikes`` are the presynaptic spike times (``(..., cells, buffer)``, ms; far in the past where empty). A
+        spike arrives inside the step when $t_0 \le t_s + d < t_1$; it adds its own state $(t_1 - t_s - d)/\tau$
+        after arrival and $\int K$ over the part of the step after it.
+
+        At most one spike arrives per synapse and step, which holds at a constant step: a cell's upward crossings
+        lie in steps at least two apart (a crossing needs the potential below threshold at its step's start), so
+        two spikes of one cell, hence their arrivals through one delay, are more than a step apart.
+        """
+        tau = self.time_scale()
+        delta = (t1 - t0) / tau
+        decayed, mean = self.decay(state, delta)
+        pre = np.asarray(self.pre)
+        arrival_times = spikes[..., pre, :] + _lift(self.delay[..., None], spikes.ndim)  # (..., synapses, buffer)
+        inside = (arrival_times >= t0) & (arrival_times < t1)
+        arrived = jnp.any(inside, axis=-1)
+        latest = jnp.max(jnp.where(inside, arrival_times, t0), axis=-1)  # arrivals are >= t0
+        x = jnp.where(arrived, (t1 - latest) / tau, 0.0)  # in [0, delta]
+        new, area = self.arrival(x)
+        state1 = decayed + jnp.where(arrived[..., None], new, 0.0)
+        mean = mean + jnp.where(arrived, area, 0.0) / delta
+        w = self.weight
+        return w * self.state_kernel(state), w * mean, w * self.state_kernel(state1), state1
 
     def conductance(self, t: ArrayLike, spikes: Array) -> Array:
-        """Conductance of every synapse at ``t`` (µS), shape ``(..., synapses)``.
+        """Conductance of every synapse at ``t`` (µS), shape ``(..., synapses)``, summed directly over spikes.
 
         It follows from the presynaptic spike times ``spikes`` (``(..., cells, buffer)``, ms; far in the past where
-        empty).
+        empty); ``t`` may carry leading axes of its own (``(n, 1, 1)`` for ``n`` times). A network carries the
+        same sum as a state (see `advance`); this is its reference.
         """
         pre = np.asarray(self.pre)
-        u = t - spikes[..., pre, :] - self.delay[..., None]  # (..., synapses, buffer)
+        shifted = t - spikes[..., pre, :]  # (..., synapses, buffer)
+        u = shifted - _lift(self.delay[..., None], shifted.ndim)
         arrived = u >= 0
         safe = jnp.where(arrived, u, 0.0)  # double where: no inf/NaN in the unused branch's gradient
-        return self.weight * jnp.sum(jnp.where(arrived, self.kernel(safe / self.time_scale()[..., None]), 0.0), axis=-1)
+        kernel = self.kernel(safe / _lift(self.time_scale()[..., None], u.ndim))
+        total = jnp.sum(jnp.where(arrived, kernel, 0.0), axis=-1)
+        return _lift(self.weight, total.ndim) * total
 
     def mean_conductance(self, t0: float | Array, t1: float | Array, spikes: Array) -> Array:
         """Mean conductance over ``[t0, t1]`` (µS), exact: ``w τ Σ (∫K up to t1 − ∫K up to t0) / (t1 − t0)``."""
         pre = np.asarray(self.pre)
-        arrival = spikes[..., pre, :] + self.delay[..., None]
-        tau = self.time_scale()[..., None]
+        arrival = spikes[..., pre, :] + _lift(self.delay[..., None], spikes.ndim)
+        tau = _lift(self.time_scale()[..., None], arrival.ndim)
         x0 = jnp.maximum(t0 - arrival, 0.0) / tau
         x1 = jnp.maximum(t1 - arrival, 0.0) / tau
-        area = self.kernel_integral(x1) - self.kernel_integral(x0)
-        return self.weight * jnp.sum(area * tau, axis=-1) / (t1 - t0)
+        area = jnp.sum((self.kernel_integral(x1) - self.kernel_integral(x0)) * tau, axis=-1)
+        return _lift(self.weight, area.ndim) * area / (t1 - t0)
+
+
+def _lift(values: Array, ndim: int) -> Array:
+    """``values`` with leading axes of length 1 up to ``ndim``.
+
+    Explicit broadcasting, as strict rank promotion asks, against arrays with extra leading axes (a batch of times).
+    """
+    values = jnp.asarray(values)
+    return values.reshape((1,) * (ndim - values.ndim) + values.shape)
 
 
 def _holds(ok: Array, value: Array) -> tuple[Array, Array]:
@@ -124,6 +200,13 @@ def _init(self, pre, post, weight, delay, E, **taus):
         setattr(self, name, arr)
 
 
+def _phi(z: Array) -> Array:
+    r"""$\varphi(z) = (1 - e^{-z})/z$, with $\varphi(0) = 1$ (double where: finite gradients at 0)."""
+    zero = z == 0
+    safe = jnp.where(zero, 1.0, z)
+    return jnp.where(zero, 1.0, -jnp.expm1(-safe) / safe)
+
+
 class _AbstractOneTau(AbstractSynapses):
     """Synapses whose kernel has one time constant ``tau`` (ms), the kernel's unit of time.
 
@@ -138,6 +221,63 @@ class _AbstractOneTau(AbstractSynapses):
 
     def physical_checks(self):
         return _checks(self, tau=self.tau)
+
+
+class _AbstractTwoState(AbstractSynapses):
+    r"""Kernels $K(x) = (1 + c)\,e^{x_p}\,x e^{-x}\varphi(cx)$ carried by the two states $B$, $D$ (see the module).
+
+    ``c`` (per synapse) is $\tau/\tau_1 - 1$ for ``Exp2Syn`` and 0 for the alpha function.
+    """
+
+    @abc.abstractmethod
+    def _c(self) -> Array:
+        """The rate ratio minus one, ``(..., synapses)``."""
+
+    def _norm(self) -> Array:
+        r"""$(1 + c)\,e^{x_p}$, $x_p = \ln(1 + c)/c$ the peak's position (1 at $c = 0$): the peak is 1."""
+        c = self._c()
+        zero = c == 0
+        safe = jnp.where(zero, 1.0, c)
+        return (1 + c) * jnp.exp(jnp.where(zero, 1.0, jnp.log1p(safe) / safe))
+
+    def _area(self, x: Array, c: Array, e: Array, em1: Array) -> Array:
+        r"""$\int_0^x e^{-s} s\varphi(cs)\,ds = \big(1 - e^{-x} - e^{-x} x\varphi(cx)\big)/(1 + c)$."""
+        return (-em1 - e * x * _phi(c * x)) / (1 + c)
+
+    def kernel(self, x):
+        c = _lift(self._c()[..., None], x.ndim)
+        return _lift(self._norm()[..., None], x.ndim) * jnp.exp(-x) * x * _phi(c * x)
+
+    def kernel_integral(self, x):
+        c = _lift(self._c()[..., None], x.ndim)
+        em1 = jnp.expm1(-x)
+        return _lift(self._norm()[..., None], x.ndim) * self._area(x, c, 1 + em1, em1)
+
+    def initial_state(self):
+        return jnp.zeros((*jnp.shape(self.weight), 2), jnp.result_type(self.weight))
+
+    def state_kernel(self, state):
+        return self._norm() * state[..., 1]
+
+    def arrival(self, x):
+        c = self._c()
+        em1 = jnp.expm1(-x)
+        e = 1 + em1
+        state = jnp.stack([e, e * x * _phi(c * x)], axis=-1)
+        return state, self._norm() * self._area(x, c, e, em1)
+
+    def decay(self, state, delta):
+        c = self._c()
+        em1 = jnp.expm1(-delta)
+        e = 1 + em1
+        B, D = state[..., 0], state[..., 1]
+        A = B - c * D  # the faster exponential's sum
+        mean = (-em1 * D + A * self._area(delta, c, e, em1)) / delta
+        return jnp.stack([e * B, e * (D + A * delta * _phi(c * delta))], axis=-1), self._norm() * mean
+
+    def state_derivative(self, state):
+        B, D = state[..., 0], state[..., 1]
+        return jnp.stack([-B, B - (1 + self._c()) * D], axis=-1) / self.time_scale()[..., None]
 
 
 class ExpSynapses(_AbstractOneTau):
@@ -162,8 +302,25 @@ class ExpSynapses(_AbstractOneTau):
     def kernel_integral(self, x):
         return -jnp.expm1(-x)
 
+    def initial_state(self):
+        return jnp.zeros((*jnp.shape(self.weight), 1), jnp.result_type(self.weight))
 
-class AlphaSynapses(_AbstractOneTau):
+    def state_kernel(self, state):
+        return state[..., 0]
+
+    def arrival(self, x):
+        em1 = jnp.expm1(-x)
+        return (1 + em1)[..., None], -em1
+
+    def decay(self, state, delta):
+        em1 = jnp.expm1(-delta)
+        return state * (1 + em1)[..., None], state[..., 0] * (-em1 / delta)
+
+    def state_derivative(self, state):
+        return -state / self.tau[..., None]
+
+
+class AlphaSynapses(_AbstractOneTau, _AbstractTwoState):
     """Alpha-function conductances ``weight · (u/τ) e^{1 − u/τ}`` (peak ``weight`` µS at ``τ`` ms after arrival)."""
 
     weight: Array
@@ -176,14 +333,11 @@ class AlphaSynapses(_AbstractOneTau):
     def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
         _init(self, pre, post, weight, delay, E, tau=tau)
 
-    def kernel(self, x):
-        return x * jnp.exp(1 - x)
-
-    def kernel_integral(self, x):
-        return jnp.e * (1 - (1 + x) * jnp.exp(-x))
+    def _c(self):
+        return jnp.zeros_like(self.tau)
 
 
-class Exp2Synapses(AbstractSynapses):
+class Exp2Synapses(_AbstractTwoState):
     r"""Two-state kinetic synapses, NEURON's ``Exp2Syn``: rise ``tau1`` and decay ``tau2`` (ms), peak ``weight`` µS.
 
     NEURON integrates two states that decay independently, $A' = -A/\tau_1$, $B' = -B/\tau_2$, adds
@@ -194,10 +348,10 @@ class Exp2Synapses(AbstractSynapses):
       f = \frac{1}{e^{-t_p/\tau_2} - e^{-t_p/\tau_1}},$$
 
     so that $K$ peaks at 1 at $u = t_p$ and a synapse's conductance at $w$ µS. In the kernel's variable
-    $x = u/\tau_2$, with $c = (\tau_2 - \tau_1)/\tau_1$ and $x_p = t_p/\tau_2 = \ln(1 + c)/c$, it is evaluated
-    as $K = (1 + c)\, e^{x_p - x}\, \big(1 - e^{-cx}\big)/c$ and integrated as
-    $\int_0^x K = e^{x_p}\big(1 - e^{-x} + e^{-x}(e^{-cx} - 1)/c\big)$, both without cancellation as
-    $\tau_1 \to \tau_2$ (where they become `AlphaSynapses`' kernel with $\tau = \tau_2$).
+    $x = u/\tau_2$, with $c = (\tau_2 - \tau_1)/\tau_1$ and $x_p = t_p/\tau_2 = \ln(1 + c)/c$, it is
+    $K = (1 + c)\, e^{x_p}\, x e^{-x}\varphi(cx)$ with $\varphi(z) = (1 - e^{-z})/z$; the network carries
+    $e^{-x}$ and $x e^{-x}\varphi(cx)$ summed over spikes instead of NEURON's $A$ and $B$ (whose difference
+    cancels as $\tau_1 \to \tau_2$, where this kernel becomes `AlphaSynapses`' with $\tau = \tau_2$).
 
     Time constants: $0 < \tau_1 < \tau_2$, refused otherwise. NEURON instead replaces ``tau1`` by
     $0.9999\,\tau_2$ when $\tau_1/\tau_2 > 0.9999$ and by $10^{-9}\tau_2$ when $\tau_1/\tau_2 < 10^{-9}$;
@@ -239,13 +393,5 @@ class Exp2Synapses(AbstractSynapses):
         checks["tau1/tau2 must be < 1 (rise faster than decay)"] = _holds(~(ratio >= 1), jnp.max(ratio, axis=-1))
         return checks
 
-    def _c(self) -> Array:
-        return ((self.tau2 - self.tau1) / self.tau1)[..., None]  # per synapse, against the spike buffer
-
-    def kernel(self, x):
-        c = self._c()
-        return (1 + c) * jnp.exp(jnp.log1p(c) / c - x) * (-jnp.expm1(-c * x) / c)
-
-    def kernel_integral(self, x):
-        c = self._c()
-        return jnp.exp(jnp.log1p(c) / c) * (-jnp.expm1(-x) + jnp.exp(-x) * jnp.expm1(-c * x) / c)
+    def _c(self):
+        return (self.tau2 - self.tau1) / self.tau1
