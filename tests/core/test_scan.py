@@ -149,7 +149,7 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
     from difflab.core import _backend
 
     assert (_backend.default_loop("cpu"), _backend.default_loop("gpu"), _backend.default_loop("tpu")) == (
-        "while", "scan", "scan")  # fmt: skip
+        "scan", "scan", "scan")  # fmt: skip
     assert isinstance(_backend.default_solver("cpu"), difflab.UnrolledTsit5)
     assert type(_backend.default_solver("gpu")) is diffrax.Tsit5
     strategy = difflab.default_strategy
@@ -163,13 +163,14 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
     assert dict(difflab.simulate(Relaxation(), None, HH_TS[:41]).provenance)["solver"] == "Tsit5"
     assert strategy(adaptive=True, state_size=7200) == "vmap"
     monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
-    assert dict(difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41]).provenance)["loop"] == "while"
+    assert dict(difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41]).provenance)["loop"] == "scan"
+    assert dict(difflab.simulate(Relaxation(), None, HH_TS[:41]).provenance)["loop"] == "while"  # adaptive steps
     assert strategy(adaptive=True, state_size=7200) == "map"
 
 
 def test_scan_runs_inside_jit_with_closed_over_times():
-    """Save times closed over by a jitted function stay concrete: the scan runs there (the default loop on
-    accelerators) and equals diffrax's loop outside jit to rounding; max_steps is fitted to the step count."""
+    """Save times closed over by a jitted function stay concrete: the scan (the default fixed-step loop) runs
+    there and equals diffrax's loop outside jit to rounding."""
     model = Relaxation(tau=jnp.asarray(2.0))
     ts = np.linspace(0.0, 3.0, 7)
 

@@ -15,8 +15,11 @@ two paths agree to rounding.
 Each step may own up to `M` save times (the most any step owns). Step `k` evaluates its dense output at `M` times
 and writes them as one slice starting at its first save index; slots beyond the ones it owns hold values that a
 later step overwrites (they belong to later steps), and the buffer has `M` spare rows at the end. The solver step is
-differentiated as it is: reverse mode stores each step's stages (memory grows with the step count; forward
-mode, the cheaper for a few parameters, stores nothing).
+differentiated as it is, or, under `diffrax.RecursiveCheckpointAdjoint` (simulate's default), checkpointed per
+step: reverse mode then stores each step's incoming state and recomputes the step (memory grows with the step
+count, by one state per step; diffrax's own loop grows only logarithmically, so `loop="while"` is the choice for
+reverse mode over very long solves of large ensembles). Forward mode, the cheaper for a few parameters, stores
+nothing.
 """
 
 from __future__ import annotations
@@ -91,8 +94,13 @@ def scan_solve(
     args: Any,
     fn: Callable,
     throw: bool,
+    checkpoint: bool = False,
 ) -> tuple[Any, Any, Any, dict[str, Any]]:
-    """Solve over the fixed `grid` and save `fn(t, y, args)` at `ts`: `(ts, ys, result, stats)` like diffrax's."""
+    """Solve over the fixed `grid` and save `fn(t, y, args)` at `ts`: `(ts, ys, result, stats)` like diffrax's.
+
+    With `checkpoint`, reverse mode keeps only each step's incoming state and recomputes the step's interior
+    (`jax.checkpoint` around the step): memory per step is the state, not the step's intermediates.
+    """
     terms = diffrax.ODETerm(vector_field)
     dtype = grid.dtype
     ts = np.asarray(ts, dtype)
@@ -104,15 +112,19 @@ def scan_solve(
     buffer = jax.tree.map(lambda s: jnp.zeros((ts.shape[0] + width, *s.shape), s.dtype), shapes)
     state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
 
-    def one_step(tprev, tnext, y, solver_state):
-        return solver.step(terms, tprev, tnext, y, args, solver_state, False)
+    def step_and_save(tprev, tnext, y, solver_state, save_ts):
+        y1, _, dense_info, solver_state, step_result = solver.step(terms, tprev, tnext, y, args, solver_state, False)
+        interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
+        values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
+        return y1, solver_state, step_result, values
+
+    if checkpoint:
+        step_and_save = jax.checkpoint(step_and_save)
 
     def body(carry, xs):
         y, solver_state, result, out = carry
         tprev, tnext, start, save_ts = xs
-        y1, _, dense_info, solver_state, step_result = one_step(tprev, tnext, y, solver_state)
-        interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
-        values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
+        y1, solver_state, step_result, values = step_and_save(tprev, tnext, y, solver_state, save_ts)
         result = diffrax.RESULTS.where(result == diffrax.RESULTS.successful, step_result, result)
         out = jax.tree.map(lambda o, v: jax.lax.dynamic_update_slice_in_dim(o, v, start, axis=0), out, values)
         return (y1, solver_state, result, out), None

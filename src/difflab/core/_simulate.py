@@ -74,9 +74,10 @@ def simulate(
         loop: how the steps are run. ``"scan"``: fixed steps as a ``jax.lax.scan`` with a static trip count
             (see `difflab.core._fixed_steps`; it needs ``diffrax.ConstantStepSize``, a concrete ``dt0`` and
             concrete ``ts``, e.g. closed over rather than passed into ``jax.jit``); ``"while"``: diffrax's
-            ``while_loop``; ``"auto"`` (default): on accelerators ``"scan"`` wherever it applies, on the CPU
-            ``"while"`` (faster there; see docs/backends.md). Both give the same values to rounding; the scan never
-            returns to the host between steps, where on a GPU every ``while_loop`` iteration does.
+            ``while_loop``; ``"auto"`` (default): ``"scan"`` wherever it applies, on every backend (the faster on
+            the CPU too, see docs/backends.md; ``"while"`` keeps reverse-mode memory logarithmic in the step
+            count). Both give the same values to rounding; the scan never returns to the host between steps, where
+            on a GPU every ``while_loop`` iteration does.
 
     Returns:
         A [`Trajectory`][difflab.Trajectory] with ``ts``, ``ys``, ``result`` and ``stats``.
@@ -128,8 +129,9 @@ def simulate(
     grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps)
     if grid is not None:
         sol_ts, ys, result, stats = scan_solve(
-            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(times), y0, (model, protocol), save_fn, throw
-        )
+            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(times), y0, (model, protocol), save_fn, throw,
+            checkpoint=isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
+        )  # fmt: skip
         sol = _Solution(sol_ts, ys, result, stats)
     else:
         sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, throw)
@@ -226,7 +228,11 @@ def _vector_field(t, y, args):
 
 def _default_dt0(model, protocol, controller):
     """The model's default step, shortened to the protocol's finest time scale (see ``simulate``)."""
-    dt0 = model.default_dt0()
+    return fit_to_protocol(model.default_dt0(), protocol, controller)
+
+
+def fit_to_protocol(dt0, protocol, controller):
+    """A step ``dt0`` shortened to the protocol's finest time scale (see ``simulate``'s ``dt0``)."""
     scale = protocol.time_scale() if isinstance(protocol, AbstractProtocol) else np.inf
     if dt0 is None or not np.isfinite(scale) or scale <= 0:
         return dt0

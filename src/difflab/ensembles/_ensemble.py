@@ -31,7 +31,7 @@ from ..core._backend import STRATEGIES, check_strategy, default_loop, default_st
 from ..core._checks import is_concrete, raise_if_unphysical
 from ..core._model import AbstractModel
 from ..core._paths import get_path, set_paths
-from ..core._simulate import _default_dt0, simulate
+from ..core._simulate import fit_to_protocol, simulate
 from ..core._trajectory import Trajectory
 from ._sharding import run_members
 
@@ -156,7 +156,8 @@ def run_ensemble(
         raise ValueError(f"chunk_size must be a whole number >= 1 (members per vmapped group); got {chunk_size!r}")
     if devices is not None and len(devices) == 0:
         raise ValueError("devices must name at least one device (or be None for all of jax.devices()); got []")
-    ts = jnp.asarray(ts)
+    # numpy keeps save times closed over inside jit concrete (jnp.asarray would trace them), as simulate does
+    ts = ts if isinstance(ts, jax.core.Tracer) else np.asarray(ts)
     options = {**simulate_kwargs, "throw": False}
     controller = options.get("stepsize_controller") or member(batch, 0).default_stepsize_controller()
     adaptive = isinstance(controller, diffrax.AbstractAdaptiveStepSizeController)
@@ -167,6 +168,8 @@ def run_ensemble(
         # (so a new ts compiles anew)
         options.setdefault("dt0", _shared_dt0(batch, protocol, controller))
         ts = _Static(ts)
+    else:
+        ts = jnp.asarray(ts)
     devices = list(jax.devices() if devices is None else devices)
     block = _block_size(batch, ts, memory_budget, len(devices), n)
     mapped, shared = eqx.partition(batch, _per_member)
@@ -203,7 +206,7 @@ def _shared_dt0(batch, protocol, controller):
     steps = np.asarray(steps).reshape(-1)
     if not np.all(steps == steps[0]):
         return None
-    step = _default_dt0(member(batch, 0), protocol, controller)
+    step = fit_to_protocol(float(steps[0]), protocol, controller)  # numpy values: concrete inside jit too
     return float(np.asarray(step))  # a Python float: static in the compiled call, weakly typed (keeps float32)
 
 
@@ -211,10 +214,9 @@ class _Static:
     """A concrete array as a static (hashed) argument: a constant of the compiled call, so ``simulate`` sees values."""
 
     def __init__(self, array):
-        # a device array made outside the trace stays concrete inside it (one converted there would be a tracer)
-        self.array = jnp.asarray(array)
-        values = np.asarray(self.array)
-        self._key = (values.shape, values.dtype.str, values.tobytes())
+        # numpy: concrete inside any trace (a jax array converted there would be a tracer); simulate keeps it so
+        self.array = np.asarray(array)
+        self._key = (self.array.shape, self.array.dtype.str, self.array.tobytes())
 
     def __hash__(self):
         return hash(self._key)
