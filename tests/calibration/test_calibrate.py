@@ -10,8 +10,8 @@ import scipy.optimize
 import xarray as xr
 
 import difflab
-from difflab.calibration._calibrate import TRACES, calibrate
-from difflab.calibration._transforms import Bounded, Log, Positive
+from difflab.calibration import Bounded, Log, Positive, calibrate
+from difflab.calibration._calibrate import TRACES
 
 from ._models import Decay, decay_data
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from difflab.calibration._calibrate import calibrate
-from difflab.calibration._transforms import Bounded, Positive
+from difflab.calibration import Bounded, Positive, calibrate
 
 from ._models import Decay, decay_data
 

@@ -5,7 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from difflab.calibration._losses import MSE, FiringRate, SpikeTimes, as_loss, crossing_times, soft_spike_count
+from difflab.calibration import MSE, FiringRate, SpikeTimes
+from difflab.calibration._losses import as_loss, crossing_times, soft_spike_count
 
 TS = jnp.linspace(0.0, 10.0, 1001)
 

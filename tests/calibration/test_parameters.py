@@ -5,7 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from difflab.calibration._transforms import Bounded, Identity, Log, Positive, as_transform
+from difflab.calibration import Bounded, Identity, Log, Positive
+from difflab.calibration._transforms import as_transform
 
 TRANSFORMS = [Identity(), Positive(), Log(), Bounded(-2.0, 3.0), Bounded(50.0, 200.0)]
 

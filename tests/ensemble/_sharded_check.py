@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "calibration"))
 
 from _models import Decay
 
-from difflab.ensembles._ensemble import make_batch, run_ensemble
+from difflab.ensembles import make_batch, run_ensemble
 
 assert len(jax.devices()) == 4, jax.devices()
 ks = np.linspace(0.1, 3.0, 10)  # 10 members: not a multiple of 4, so padding is exercised

@@ -8,7 +8,7 @@ import pytest
 from _host_devices import run_with_host_devices
 from calibration._models import Decay
 
-from difflab.ensembles._ensemble import default_strategy, make_batch, member, n_members, run_ensemble, stack, unstack
+from difflab.ensembles import default_strategy, make_batch, member, n_members, run_ensemble, stack, unstack
 
 KS = np.linspace(0.1, 3.0, 10)
 TS = np.linspace(0.0, 4.0, 9)

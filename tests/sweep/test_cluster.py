@@ -14,10 +14,7 @@ import xarray as xr
 from calibration._models import Decay
 from typer.testing import CliRunner
 
-from difflab.ensembles import _cluster
-from difflab.ensembles._cluster import ClusterError, worker_report
-from difflab.ensembles._designs import Grid
-from difflab.ensembles._sweep import sweep
+from difflab.ensembles import ClusterError, Grid, _cluster, sweep, worker_report
 
 distributed = pytest.importorskip("distributed")
 

@@ -6,8 +6,7 @@ import pytest
 import xarray as xr
 from calibration._models import Decay
 
-from difflab.ensembles._designs import Grid, LatinHypercube, RandomDesign, Sobol
-from difflab.ensembles._sweep import sweep
+from difflab.ensembles import Grid, LatinHypercube, RandomDesign, Sobol, sweep
 
 TS = np.linspace(0.0, 2.0, 5)
 
