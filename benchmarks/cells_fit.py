@@ -1,13 +1,14 @@
 """Fit dendritic sodium and potassium densities of a branched cell from a somatic recording.
 
-The recording is synthetic with a known truth: the cell (ball-and-stick, or the 1289-section DA1 projection neuron
-read from SWC) is simulated at its default step under a somatic current clamp, the somatic potential is saved every
-`--dt-data` ms and 1 mV of Gaussian noise is added (seed 0). `difflab.calibrate` then fits `dend.gbar_na` and
-`dend.gbar_k` from starts off the truth (bounded transforms, Levenberg–Marquardt, `strategy="multistart"`),
-observing only the somatic potential (`Cell.recorder`). Reported: the estimates, their standard errors, relative
-errors against the truth, and the wall time (compilation included).
+The recording is synthetic with a known truth: the cell (ball-and-stick, the 113-compartment branched cell of
+`cells_bench.py`, or the 1289-section DA1 projection neuron read from SWC) is simulated at its default step under a
+somatic current clamp, the somatic potential is saved every `--dt-data` ms and 1 mV of Gaussian noise is added (seed
+0). `difflab.calibrate` then fits `dend.gbar_na` and `dend.gbar_k` from starts off the truth (bounded transforms,
+Levenberg–Marquardt, `strategy="multistart"`), observing only the somatic potential (`Cell.recorder`). Reported: the
+estimates, their standard errors, relative errors against the truth, and the wall time (compilation included).
 
     python benchmarks/cells_fit.py ball_and_stick
+    python benchmarks/cells_fit.py tree --t-end 100
     python benchmarks/cells_fit.py da1_lpn
 """
 
@@ -30,12 +31,20 @@ def da1_lpn() -> Cell:
     return Cell(morph, {"dend": Region(hh, Ra=100.0)})
 
 
-CELLS = {"ball_and_stick": Cell.ball_and_stick, "da1_lpn": da1_lpn}
+def tree() -> Cell:
+    """The 113-compartment branched cell of `cells_bench.py` (soma and a three-level binary tree, hh everywhere)."""
+    from cells_bench import difflab_cell
+
+    return difflab_cell(np.float64)
+
+
+CELLS = {"ball_and_stick": Cell.ball_and_stick, "da1_lpn": da1_lpn, "tree": tree}
 
 SETUPS = {
     # cell: (soma location, clamp amplitude nA, truth of the dendritic densities in mS/cm², bounds)
     "ball_and_stick": ("soma(0.5)", 0.3, {"dend.gbar_na": 30.0, "dend.gbar_k": 10.0}),
     "da1_lpn": ("dend[0](0.5)", 0.3, {"dend.gbar_na": 120.0, "dend.gbar_k": 36.0}),
+    "tree": ("soma(0.5)", 0.5, {"dend.gbar_na": 30.0, "dend.gbar_k": 10.0}),
 }
 
 

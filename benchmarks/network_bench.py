@@ -6,8 +6,9 @@ driven by its own constant current drawn from U[6.5, 12] µA/cm² so that every 
 U[0.2, 1] nS, delays U[1, 3] ms.
 
 - difflab: `ExpSynapses` (NEURON's `ExpSyn` + `NetCon`, τ = 2 ms) and its `NetworkRushLarsenCN` at dt 0.025 ms;
-  accuracy: spike times (0 mV crossings of V saved every 0.025 ms, linear interpolation) against difflab at
-  dt 0.003125 ms (8× smaller).
+  accuracy: spike times (0 mV crossings of V saved every 0.025 ms, linear interpolation) against NEURON 9's
+  CVODE at atol = rtol = 1e-9 (`--neuron-json`, written by `network_neuron.py`, which also runs NEURON at CVODE
+  1e-7 and at its fixed steps as yardsticks), or else against difflab at dt 0.003125 ms (8× smaller).
 - Jaxley has no delayed, spike-triggered synapse: its closest network is the same cells and pairs with
   `IonotropicSynapse` (a graded synapse driven by the presynaptic voltage, no delay; gS = the same weights,
   k_minus = 0.5/ms for a 2 ms decay, the same reversal potentials), `crank_nicolson` at dt 0.025 ms. The synapse
@@ -16,7 +17,8 @@ U[0.2, 1] nS, delays U[1, 3] ms.
 Timing: compiled first, then difflab and Jaxley called in alternation (the Jaxley half is a second process driven
 one call at a time); medians of `--repeats`.
 
-    python benchmarks/network_bench.py --peer-python /work/venv-jaxley/bin/python
+    /work/venv-neuron/bin/python benchmarks/network_neuron.py --out /tmp/network_neuron.json
+    python benchmarks/network_bench.py --peer-python /work/venv-jaxley/bin/python --neuron-json /tmp/network_neuron.json
 """
 
 from __future__ import annotations
