@@ -18,7 +18,12 @@ def test_ensemble_sharded_over_two_processes_equals_one_process(tmp_path):
     with socket.socket() as s:  # a free port for the coordinator
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    env = {
+        **os.environ,
+        "JAX_PLATFORMS": "cpu",
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=2",
+        "JAX_NUMPY_RANK_PROMOTION": "raise",
+    }
     procs = [
         subprocess.Popen(
             [sys.executable, str(SCRIPT), str(port), str(i), str(tmp_path / f"p{i}.npz")],

@@ -25,7 +25,7 @@ EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
 
 def _batched(strategy="map"):
     return q.mesolve(
-        H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, batch_dim="kappa",
+        H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch_dim="kappa",
         batch_coords={"kappa": KAPPAS}, strategy=strategy,
     )  # fmt: skip
 
@@ -89,9 +89,9 @@ def test_result_is_a_pytree_that_jit_and_grad_pass_through():
 
 def test_deprecated_spellings_still_work_with_a_warning():
     with pytest.warns(DeprecationWarning, match="pass strategy='vmap'"):
-        old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, batch="vmap")
+        old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch="vmap")
     with pytest.warns(DeprecationWarning, match=r"pass stepsize_controller=diffrax.PIDController\(rtol=1e-09"):
-        tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A], exp_ops=EXP, rtol=1e-9)
+        tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, rtol=1e-9)
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\).expect"):
         values = old.expect.values
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\)\['expect'\]"):

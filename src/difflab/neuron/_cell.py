@@ -216,8 +216,11 @@ class HodgkinHuxley(AbstractModel):
         scalar when they are traced.
         """
         with jax.ensure_compile_time_eval():
-            V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype).reshape(-1, *([1] * self.celsius.ndim))
-            fastest = _max_finite_rate(self.gate_rates(V))  # a user's rate may be 0/0 at a grid point
+            V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype)
+            # one potential at a time: each rate keeps the shape of the cell's parameters (a batch of cells: one
+            # row of members per potential), so no array of a different rank meets them
+            rates = jax.vmap(self.gate_rates)(V)
+            fastest = _max_finite_rate(rates)  # a user's rate may be 0/0 at a grid point
             reference = _max_finite_rate(hh_rates(V))
             # a tolerance of 1e-6 keeps the squid axon at 6.3 °C (ratio 1 up to rounding) on 5/64
             halvings = jnp.maximum(jnp.ceil(jnp.log2(fastest / reference) - 1e-6), 0.0)

@@ -55,6 +55,7 @@ def paraboloid_height(points: ArrayLike, s: ArrayLike, depth: ArrayLike, radius:
     """Signed axial offset z' - (ρ²/(4f) - h) of points from the paraboloid, m (positive: on the focus side)."""
     check_unit_vector(s)
     x = jnp.asarray(points)
+    s = jnp.broadcast_to(jnp.asarray(s), x.shape)  # one direction for every point
     z = jnp.sum(x * s, axis=-1)
     rho2 = jnp.sum(x * x, axis=-1) - z**2
     return z - (rho2 / (4.0 * focal_length(depth, radius)) - depth)
@@ -77,6 +78,7 @@ def displacement_to_paraboloid(
     check_unit_vector(s)
     check_unit_vector(directions, "directions")
     x, d = jnp.asarray(points), jnp.asarray(directions)
+    s = jnp.broadcast_to(jnp.asarray(s), x.shape)  # one direction for every point
     f = focal_length(depth, radius)
     a = jnp.sum(x * s, axis=-1)
     b = jnp.sum(d * s, axis=-1)

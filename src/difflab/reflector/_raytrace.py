@@ -75,13 +75,15 @@ def projected_area(v: Float[Array, "k 3 3"], s: ArrayLike) -> Float[Array, " k"]
     """Area of each triangle projected on the plane perpendicular to the unit vector s, m²."""
     check_unit_vector(s)
     axb = jnp.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
-    return 0.5 * jnp.abs(_dot(axb, s))
+    return 0.5 * jnp.abs(_dot(axb, jnp.broadcast_to(jnp.asarray(s), axb.shape)))
 
 
 def _miss_distance(v, s, focus, radius, weights, shape: PanelShape):
     """Distance |Q - P| (m) and the forward flag r·s > 0 for every (panel, sample) ray."""
-    d = -s
     t_pts = jnp.einsum("mj,kjc->kmc", weights, v)
+    # the direction and the feed centre are shared by every (panel, sample) ray
+    s, focus = jnp.broadcast_to(s, t_pts.shape), jnp.broadcast_to(focus, t_pts.shape)
+    d = -s
     centre, normal = _cap_centres(v, radius)
     if shape == "sphere":
         rel = t_pts - centre[:, None, :]

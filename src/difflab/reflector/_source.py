@@ -48,6 +48,7 @@ def axis_distance(points: ArrayLike, s: ArrayLike) -> Float[Array, "*batch"]:
     """Distance |X - (X·s) s| of points from the axis through C along s, m; `s` must be a unit vector."""
     check_unit_vector(s)
     x = jnp.asarray(points)
+    s = jnp.broadcast_to(jnp.asarray(s), x.shape)  # one direction for every point
     along = jnp.sum(x * s, axis=-1, keepdims=True)
     return jnp.linalg.norm(x - along * s, axis=-1)
 

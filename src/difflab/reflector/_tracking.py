@@ -37,7 +37,10 @@ def sky_track(s0: ArrayLike, t: ArrayLike, latitude: float = FAST_LATITUDE) -> F
     p = jnp.array([0.0, jnp.cos(phi), jnp.sin(phi)])
     s0 = jnp.asarray(s0)
     wt = SKY_RATE * jnp.asarray(t)[..., None]
-    return s0 * jnp.cos(wt) + jnp.cross(p, s0) * jnp.sin(wt) + p * jnp.dot(p, s0) * (1.0 - jnp.cos(wt))
+    # the three fixed vectors of the rotation, given a length-1 axis for each axis of t
+    times = tuple(range(wt.ndim - 1))
+    s0, cross, along = (jnp.expand_dims(v, times) for v in (s0, jnp.cross(p, s0), p * jnp.dot(p, s0)))
+    return s0 * jnp.cos(wt) + cross * jnp.sin(wt) + along * (1.0 - jnp.cos(wt))
 
 
 class TrackingTarget(AbstractProtocol):
