@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 
-def iter_parameters(module: eqx.Module, prefix: str = "") -> Iterator[tuple[str, jax.Array]]:
+def iter_parameters(module: Any, prefix: str = "") -> Iterator[tuple[str, jax.Array]]:
     """Yield `(dotted name, array)` for every floating array field, recursively.
 
     Modules and dicts are walked by field name / key; tuples and lists by index.
     """
+    items: list[tuple[Any, Any]]
     if isinstance(module, eqx.Module):
         items = [(f, getattr(module, f)) for f in _field_names(module)]
     elif isinstance(module, dict):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import equinox as eqx
 import jax.numpy as jnp
-from jaxtyping import Array, ArrayLike, Complex
+from jaxtyping import Array, ArrayLike, Complex, Shaped
 
 from ..core._model import StateInfo
 from ._base import AbstractQuantumModel, convert_drives
@@ -55,7 +55,7 @@ class LindbladModel(AbstractQuantumModel):
         drives=(),
         jump_ops=(),
         *,
-        rho0: Complex[ArrayLike, "n n"] | None = None,
+        rho0: Shaped[ArrayLike, "n n"] | Shaped[ArrayLike, " n"] | None = None,
         time_units: str = "ns",
         layout: str = "auto",
     ):

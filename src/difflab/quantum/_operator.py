@@ -18,7 +18,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, Complex, Float
+from jaxtyping import Array, ArrayLike, Complex, Float, Shaped
 
 from . import _storage as _layout
 from ._storage import AbstractRealOp, RealDense, RealDia
@@ -150,7 +150,7 @@ def _dia_parts(x, name: str) -> tuple[RealDia, RealDia]:
     return RealDia.from_dense(re, _layout.detect_offsets(re)), RealDia.from_dense(im, _layout.detect_offsets(im))
 
 
-def dense(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Operator:
+def dense(x: Shaped[ArrayLike, "n n"] | Operator, *, name: str = "operator") -> Operator:
     """Dense `Operator` (both parts stored as full matrices; works on traced arrays)."""
     if isinstance(x, Operator):
         return Operator(RealDense(x.re.to_dense()), RealDense(x.im.to_dense()))

@@ -74,7 +74,7 @@ def _diag_mask(n: int, offsets: tuple[int, ...]) -> np.ndarray:
 class RealDia(AbstractRealOp):
     """Diagonal-sparse real matrix: `offsets` (static) and `diags[j, i] = A[i, i + offsets[j]]`."""
 
-    diags: Float[Array, "k n"]
+    diags: Float[Array, "*batch k n"]
     offsets: tuple[int, ...] = eqx.field(static=True)
 
     @classmethod

@@ -23,7 +23,7 @@ the flux-weighted spherical-cap model of the published studies is summarised in 
 from __future__ import annotations
 
 import collections
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import equinox as eqx
 import jax
@@ -38,6 +38,7 @@ from ._pointing import Pointing
 from ._sampling import barycentric_grid
 
 
+@runtime_checkable
 class Aim(Protocol):
     """What the ray trace reads from a [`Pointing`][difflab.reflector.Pointing].
 
