@@ -150,6 +150,15 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
 
     assert (_backend.default_loop("cpu"), _backend.default_loop("gpu"), _backend.default_loop("tpu")) == (
         "scan", "scan", "scan")  # fmt: skip
+    # on the CPU a large state saved several times per step keeps diffrax's loop (it evaluates only owned saves)
+    assert _backend.default_loop("cpu", saves_per_step=4, state_size=4000) == "while"
+    assert _backend.default_loop("cpu", saves_per_step=1, state_size=4000) == "scan"
+    assert _backend.default_loop("cpu", saves_per_step=4, state_size=1024) == "scan"
+    assert _backend.default_loop("gpu", saves_per_step=4, state_size=4000) == "scan"
+    monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
+    batch = HodgkinHuxley.squid_axon().replace(gNa=jnp.linspace(0.1, 0.14, 1000))  # 4000 numbers of state
+    dense_saves = difflab.simulate(batch, STEP, HH_TS[:401])  # 0.025 ms saves, 5/64 ms steps: 4 per step
+    assert dict(dense_saves.provenance)["loop"] == "while"
     assert isinstance(_backend.default_solver("cpu"), difflab.UnrolledTsit5)
     assert type(_backend.default_solver("gpu")) is diffrax.Tsit5
     strategy = difflab.default_strategy

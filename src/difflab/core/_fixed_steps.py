@@ -69,6 +69,12 @@ def step_grid(t0: float, t1: float, dt0: float, dtype) -> np.ndarray:
     return grid[: max(end, 1) + 1]
 
 
+def saves_per_step(grid: np.ndarray, ts: np.ndarray) -> int:
+    """`M`, the most save times any step of `grid` owns (every step evaluates that many, see `save_slots`)."""
+    owner = np.searchsorted(grid[1:], np.asarray(ts, grid.dtype), side="left")
+    return max(int(np.bincount(owner, minlength=grid.shape[0] - 1).max()), 1)
+
+
 def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First save index of each step, shape `(steps,)`, and the save times each step evaluates, `(steps, M)`.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +15,7 @@ from jaxtyping import Array, ArrayLike, Float
 
 from ._backend import default_loop
 from ._checks import check_finite, check_increasing, is_concrete, physical_flag, raise_if_unphysical
-from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, scan_solve, step_grid
+from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, saves_per_step, scan_solve, step_grid
 from ._model import AbstractModel, StateInfo
 from ._protocol import AbstractProtocol
 from ._trajectory import Trajectory
@@ -126,7 +127,7 @@ def simulate(
         save_fn, variables = (lambda t, y, args: y), model.states
     else:
         save_fn, variables = (lambda t, y, args: observe(t, y, args[1])), tuple(observe_info)
-    grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps)
+    grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps, state_size=_size(y0))
     if grid is not None:
         sol_ts, ys, result, stats = scan_solve(
             for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(times), y0, (model, protocol), save_fn, throw,
@@ -149,6 +150,11 @@ def simulate(
     )
 
 
+def _size(y) -> int:
+    """Real numbers in a state (complex ones count twice)."""
+    return sum(math.prod(np.shape(v)) * (2 if jnp.iscomplexobj(v) else 1) for v in jax.tree.leaves(y))
+
+
 class _Solution:
     """What both loops return: saved times and values, the result code and step statistics."""
 
@@ -159,16 +165,18 @@ class _Solution:
 LOOPS = ("auto", "scan", "while")
 
 
-def _scan_grid(loop, controller, adjoint, dt0, ts, max_steps):
+def _scan_grid(loop, controller, adjoint, dt0, ts, max_steps, state_size=0):
     """The fixed-step grid when the solve runs as a scan (see ``simulate``'s ``loop``), else ``None``."""
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}; got {loop!r}")
-    if loop == "while" or (loop == "auto" and default_loop() == "while"):
+    if loop == "while":
         return None
     reason = _scan_refusal(controller, adjoint, dt0, ts)
     if reason is None:
         dtype = jnp.result_type(ts, dt0)  # diffrax's time dtype
         grid = step_grid(float(np.asarray(ts)[0]), float(np.asarray(ts)[-1]), float(np.asarray(dt0)), dtype)
+        if loop == "auto" and default_loop(saves_per_step=saves_per_step(grid, ts), state_size=state_size) == "while":
+            return None
         if max_steps is None or grid.shape[0] - 1 <= max_steps:
             return grid
         reason = f"it takes {grid.shape[0] - 1} steps, more than max_steps={max_steps}"
