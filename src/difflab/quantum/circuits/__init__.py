@@ -5,6 +5,7 @@ Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gate
 own qubit axes (never a 2ⁿ × 2ⁿ matrix).
 """
 
+from ._adjoint import energy as energy
 from ._ansatz import h2_ansatz as h2_ansatz
 from ._ansatz import hardware_efficient as hardware_efficient
 from ._ansatz import qaoa as qaoa

@@ -15,7 +15,16 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array
 
-__all__ = ["apply_controlled", "apply_matrix", "as_wires", "is_concrete"]
+__all__ = [
+    "apply_controlled",
+    "apply_matrix",
+    "as_wires",
+    "conjugate",
+    "control_slice",
+    "dagger",
+    "is_concrete",
+    "view_shape",
+]
 
 
 def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
@@ -23,11 +32,13 @@ def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
 
     The first of `axes` is the most significant bit of the matrix index, as in `numpy.kron` order.
 
-    The tensor is viewed (a free reshape) as $(2^{a_1}, 2, 2^{a_2 - a_1 - 1}, 2, \dots, 2, 2^{N - a_k - 1})$ for
-    the sorted axes $a_1 < \dots < a_k$, so that the contraction and its result order involve 2k + 1 axes
-    whatever the number of qubits. Contracting on the (2,)*N view directly costs the same arithmetic, but XLA's
-    CPU compiler then lays out and transposes rank-N tensors for every gate: a 12-qubit, 350-gate circuit with
-    its gradient took minutes to compile instead of seconds.
+    One- and two-wire matrices are applied as multiply-adds of the slices of a free reshape of the tensor (see
+    `_apply_one` and `_apply_two`), which XLA fuses into one pass over the state. Wider matrices are contracted on
+    the view $(2^{a_1}, 2, 2^{a_2 - a_1 - 1}, 2, \dots, 2, 2^{N - a_k - 1})$ for the sorted axes
+    $a_1 < \dots < a_k$, so that the contraction and its result order involve 2k + 1 axes whatever the number of
+    qubits. Contracting on the (2,)*N view directly costs the same arithmetic, but XLA's CPU compiler then lays out
+    and transposes rank-N tensors for every gate: a 12-qubit, 350-gate circuit with its gradient took minutes to
+    compile instead of seconds.
     """
     k = len(axes)
     if k == 1:
@@ -37,31 +48,83 @@ def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
     op = matrix.reshape((2,) * (2 * k))
     if list(order) != list(range(k)):  # rows and columns of the matrix in the sorted wire order
         op = jnp.transpose(op, [*order, *(k + order)])
-    # Group sizes from the tensor's own shape: trailing axes need not be qubits (`Circuit.unitary` carries a 2ⁿ
-    # column axis).
-    shape, prev = [], -1
-    for a in sorted_axes:
-        shape += [math.prod(tensor.shape[prev + 1 : a]), 2]
-        prev = a
-    shape.append(math.prod(tensor.shape[prev + 1 :]))
+    view = tensor.reshape(view_shape(tensor.shape, sorted_axes))
+    if k == 2:
+        return _apply_two(view, op.reshape(4, 4)).reshape(tensor.shape)
     rows, cols = list(range(k)), list(range(k, 2 * k))
     groups = list(range(2 * k, 3 * k + 1))
     view_in = [x for g, c in zip(groups, [*cols, None]) for x in (g, c) if x is not None]
     view_out = [x for g, r in zip(groups, [*rows, None]) for x in (g, r) if x is not None]
-    out = jnp.einsum(op, [*rows, *cols], tensor.reshape(shape), view_in, view_out)
+    out = jnp.einsum(op, [*rows, *cols], view, view_in, view_out)
     return out.reshape(tensor.shape)
+
+
+def view_shape(shape: Sequence[int], sorted_axes: Sequence[int]) -> tuple[int, ...]:
+    r"""The shape $(g_0, 2, g_1, 2, \dots, 2, g_k)$ that keeps `sorted_axes` of `shape` and merges the runs between.
+
+    Group sizes come from the tensor's own shape: trailing axes need not be qubits (`Circuit.unitary` carries a 2ⁿ
+    column axis). Axis `sorted_axes[i]` of `shape` is axis 2i + 1 of the view.
+    """
+    out, prev = [], -1
+    for a in sorted_axes:
+        out += [math.prod(shape[prev + 1 : a]), shape[a]]
+        prev = a
+    out.append(math.prod(shape[prev + 1 :]))
+    return tuple(out)
+
+
+def _weighted_sum(weights, slices):
+    r"""$\sum_j w_j s_j$, leaving out the terms whose weight is a known exact 0 and multiplying by no known 1.
+
+    Fixed gates (X, CNOT's target, Z, S, H, ...) have constant matrices: for them the sum is as exact as before
+    and does less arithmetic; traced weights (rotation angles) are always multiplied.
+    """
+    terms = []
+    for w, s in zip(weights, slices, strict=True):
+        value = _known(w)
+        if value is not None and value == 0:
+            continue
+        terms.append(s if value is not None and value == 1 else s * w)
+    return sum(terms[1:], terms[0]) if terms else jnp.zeros_like(slices[0])
+
+
+def _known(weight) -> complex | None:
+    """The value of a concrete (untraced) scalar, else None."""
+    if isinstance(weight, jax.core.Tracer):
+        return None
+    return complex(np.asarray(weight))
+
+
+def _rows(matrix: Array) -> list[list]:
+    """The entries of a small matrix, as concrete NumPy scalars where the matrix is concrete."""
+    m = np.asarray(matrix) if is_concrete(matrix) else matrix
+    return [[m[i, j] for j in range(m.shape[1])] for i in range(m.shape[0])]
 
 
 def _apply_one(tensor: Array, matrix: Array, axis: int) -> Array:
-    """The one-wire case as multiply-adds of the two halves of the $(2^a, 2, 2^b)$ view.
+    r"""The one-wire case, $t'_i = \sum_j M_{ij} t_j$ for the two halves $t_0, t_1$ of the $(2^a, 2, 2^b)$ view.
 
-    XLA fuses them into one pass over the state, where the contraction costs a dot and a transpose: an 18-qubit
-    state-vector energy and gradient (2 layers of the hardware-efficient ansatz) ran 1.8× faster this way.
+    XLA fuses the multiply-adds into one pass over the state, where the contraction costs a dot and a transpose: an
+    18-qubit state-vector energy and gradient (2 layers of the hardware-efficient ansatz) ran 1.8× faster this way.
     """
     t = tensor.reshape(math.prod(tensor.shape[:axis]), 2, math.prod(tensor.shape[axis + 1 :]))
-    t0, t1 = t[:, 0], t[:, 1]
-    out = jnp.stack([matrix[0, 0] * t0 + matrix[0, 1] * t1, matrix[1, 0] * t0 + matrix[1, 1] * t1], axis=1)
+    halves = [t[:, 0], t[:, 1]]
+    m = _rows(matrix)
+    out = jnp.stack([_weighted_sum(m[i], halves) for i in range(2)], axis=1)
     return out.reshape(tensor.shape)
+
+
+def _apply_two(view: Array, matrix: Array) -> Array:
+    r"""The two-wire case on the $(g_0, 2, g_1, 2, g_2)$ view: $t'_{ij} = \sum_{kl} M_{2i+j,\,2k+l}\, t_{kl}$.
+
+    The four quarters $t_{kl}$ (shape $(g_0, g_1, g_2)$) are combined by multiply-adds that XLA fuses into one pass;
+    the same product as a contraction (`einsum`) costs about 4× more at 20 qubits (a dot with a contracted axis of
+    4 and two transposes).
+    """
+    quarters = [view[:, k, :, l] for k in range(2) for l in range(2)]
+    m = _rows(matrix)
+    out = [_weighted_sum(m[r], quarters) for r in range(4)]
+    return jnp.stack([jnp.stack(out[2 * i : 2 * i + 2], axis=2) for i in range(2)], axis=1)
 
 
 def apply_controlled(
@@ -69,15 +132,51 @@ def apply_controlled(
 ) -> Array:
     """Apply `matrix` on the `targets` axes only where every `controls` axis equals its entry of `values`.
 
-    The other slices are left untouched, so a multi-controlled gate costs no more than its target matrix.
+    On the view that keeps every control and target axis (`view_shape`), the output is rebuilt by stacking, along
+    each control axis, the untouched slice and the transformed one: XLA fuses the slicing, the multiply-adds and
+    the stacking into one pass over the state (for CNOT, a swap of the two target halves where the control is 1).
+    Writing the transformed slice back with `tensor.at[index].set(...)` instead costs a gather, the product and a
+    scatter. A k-controlled gate costs no more than its target matrix.
     """
-    axes: list[slice | int] = [slice(None)] * tensor.ndim
+    sorted_axes = sorted([*controls, *targets])
+    place = {a: 2 * i + 1 for i, a in enumerate(sorted_axes)}
+    view = tensor.reshape(view_shape(tensor.shape, sorted_axes))
+    out = _controlled(view, matrix, [place[c] for c in controls], [place[t] for t in targets], list(values))
+    return out.reshape(tensor.shape)
+
+
+def _controlled(view: Array, matrix: Array, controls: list[int], targets: list[int], values: list[int]) -> Array:
+    """`apply_controlled` on a view, one control axis at a time (the others follow by recursion)."""
+    if not controls:
+        return apply_matrix(view, matrix, targets)
+    c, v = controls[0], values[0]
+    parts = [jax.lax.index_in_dim(view, i, c, keepdims=False) for i in range(2)]
+
+    def shift(a: int) -> int:  # axes after the removed control axis move down by one
+        return a - (a > c)
+
+    rest = [shift(a) for a in controls[1:]]
+    parts[v] = _controlled(parts[v], matrix, rest, [shift(t) for t in targets], values[1:])
+    return jnp.stack(parts, axis=c)
+
+
+def control_slice(tensor: Array, controls: Sequence[int], targets: Sequence[int], values: Sequence[int]):
+    """The slice of `tensor` where the `controls` axes hold `values`, and where the `targets` axes lie in it."""
+    index: list[slice | int] = [slice(None)] * tensor.ndim
     for c, v in zip(controls, values, strict=True):
-        axes[c] = v
-    index = tuple(axes)
-    # Taking integer indices removes the control axes: shift the target axes that came after them.
+        index[c] = v
     shifted = [t - sum(c < t for c in controls) for t in targets]
-    return tensor.at[index].set(apply_matrix(tensor[index], matrix, shifted))
+    return tensor[tuple(index)], shifted
+
+
+def conjugate(matrix):
+    """The complex conjugate, NumPy for a NumPy matrix (a constant stays known while tracing), else JAX."""
+    return np.conj(matrix) if isinstance(matrix, np.ndarray) else jnp.conj(matrix)
+
+
+def dagger(matrix):
+    r"""The conjugate transpose $M^\dagger$ (NumPy stays NumPy)."""
+    return conjugate(matrix).T
 
 
 def as_wires(name: str, wires, n_wires: int | None = None) -> tuple[int, ...]:

@@ -36,8 +36,23 @@ class AbstractChannel(eqx.Module):
     def kraus(self) -> Array:
         """Kraus operators, shape (K, 2ᵏ, 2ᵏ)."""
 
+    def superoperator(self) -> Array:
+        r"""$S = \sum_k K_k \otimes \overline{K_k}$, the map on the (row, column) axes pairs of the wires.
+
+        $\rho'_{ac} = \sum_{bd} S_{(ac),(bd)}\,\rho_{bd}$ for one wire (rows a, b; columns c, d), 4 × 4.
+        """
+        kraus = self.kraus()
+        return jnp.sum(jnp.stack([jnp.kron(k, jnp.conj(k)) for k in kraus]), axis=0)
+
     def apply_density(self, rho: Array, n_wires: int) -> Array:
-        r"""$\sum_k K_k \rho K_k^\dagger$ on a density tensor of shape (2,)*2n."""
+        r"""$\sum_k K_k \rho K_k^\dagger$ on a density tensor of shape (2,)*2n.
+
+        On one wire, the superoperator (`superoperator`) contracted with the row and column axes of the wire: one
+        pass over the 4ⁿ entries, against two per Kraus operator and their sum (a depolarising channel: 1 against
+        9). On more wires, $K_k$ on the rows and $\overline{K_k}$ on the columns for each k.
+        """
+        if len(self.wires) == 1:
+            return apply_matrix(rho, self.superoperator(), [self.wires[0], n_wires + self.wires[0]])
         rows = list(self.wires)
         cols = [n_wires + w for w in self.wires]
         return jnp.asarray(sum(apply_matrix(apply_matrix(rho, k, rows), jnp.conj(k), cols) for k in self.kraus()))

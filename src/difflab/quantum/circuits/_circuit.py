@@ -19,7 +19,9 @@ from jaxtyping import Array, ArrayLike
 
 from ._apply import as_wires, is_concrete
 from ._channels import AbstractChannel
+from ._density import evolve_density
 from ._gates import AbstractGate
+from ._schedule import run
 
 __all__ = ["Circuit", "zero_state"]
 
@@ -28,8 +30,12 @@ STATE_ATOL = 1e-8
 
 
 def zero_state(n_wires: int) -> Array:
-    r"""$|0\ldots0\rangle$ as a flat complex vector of length 2ⁿ."""
-    return jnp.zeros(2**n_wires, dtype=complex).at[0].set(1.0)
+    r"""$|0\ldots0\rangle$ as a flat complex vector of length 2ⁿ.
+
+    Built from an iota (index == 0), which XLA does not constant-fold: from a literal zero vector XLA folds the
+    first gates' slices of the state into 2ⁿ-sized constants of the program (64 MiB each at 24 qubits).
+    """
+    return (jnp.arange(2**n_wires) == 0).astype(complex)
 
 
 class Circuit(eqx.Module):
@@ -67,21 +73,33 @@ class Circuit(eqx.Module):
         """True when the circuit holds a channel (then only `density_matrix` can simulate it)."""
         return any(isinstance(op, AbstractChannel) for op in self.operations)
 
-    def statevector(self, psi0: ArrayLike | None = None) -> Array:
-        """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels."""
+    def statevector(self, psi0: ArrayLike | None = None, *, scan: bool = True) -> Array:
+        """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels.
+
+        With `scan` (default), repeated identical layers run under one `jax.lax.scan` (see `_schedule`): the same
+        result, traced and compiled once per layer instead of once per gate.
+        """
         n = self.n_wires
+        self._check_pure()
+        psi = zero_state(n) if psi0 is None else _check_ket(psi0, n)
+
+        def step(op, flat):
+            return op.apply(flat.reshape((2,) * n)).reshape(2**n)
+
+        return run(self.operations, psi, step, scan=scan)
+
+    def _check_pure(self) -> None:
         for i, op in enumerate(self.operations):
             if isinstance(op, AbstractChannel):
                 raise ValueError(f"`operations[{i}]` is a noise channel ({type(op).__name__}): simulate a noisy "
                                  "circuit with `density_matrix`.")  # fmt: skip
-        psi = zero_state(n) if psi0 is None else _check_ket(psi0, n)
-        tensor = psi.reshape((2,) * n)
-        for op in self.operations:
-            tensor = op.apply(tensor)
-        return tensor.reshape(2**n)
 
-    def density_matrix(self, rho0: ArrayLike | None = None) -> Array:
-        """The final density matrix (2ⁿ, 2ⁿ) from `rho0` (a density matrix or a ket; default |0…0⟩⟨0…0|)."""
+    def density_matrix(self, rho0: ArrayLike | None = None, *, scan: bool = True) -> Array:
+        """The final density matrix (2ⁿ, 2ⁿ) from `rho0` (a density matrix or a ket; default |0…0⟩⟨0…0|).
+
+        Runs of one-wire gates and channels on a wire are applied as one 4 × 4 superoperator on its row and
+        column axes (`_density`); `scan` as in `statevector`.
+        """
         n = self.n_wires
         if rho0 is None:
             psi = zero_state(n)
@@ -91,23 +109,20 @@ class Circuit(eqx.Module):
             rho = jnp.outer(psi, jnp.conj(psi))
         else:
             rho = _check_density(rho0, n)
-        tensor = rho.reshape((2,) * (2 * n))
-        for op in self.operations:
-            if isinstance(op, AbstractChannel):
-                tensor = op.apply_density(tensor, n)
-            else:
-                tensor = op.apply(op.apply(tensor), offset=n, conj=True)
-        return tensor.reshape(2**n, 2**n)
+
+        return evolve_density(self.operations, rho.reshape(4**n), n, scan).reshape(2**n, 2**n)
 
     def unitary(self) -> Array:
         """The circuit's 2ⁿ × 2ⁿ matrix (for tests and small n: it costs 4ⁿ memory)."""
         n = self.n_wires
-        columns = jnp.eye(2**n, dtype=complex).reshape((2,) * n + (2**n,))
         for op in self.operations:
             if isinstance(op, AbstractChannel):
                 raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary.")
-            columns = op.apply(columns)
-        return columns.reshape(2**n, 2**n)
+
+        def step(op, columns):
+            return op.apply(columns.reshape((2,) * n + (2**n,))).reshape(2**n, 2**n)
+
+        return run(self.operations, jnp.eye(2**n, dtype=complex), step)
 
 
 def _check_ket(psi0, n: int) -> Array:

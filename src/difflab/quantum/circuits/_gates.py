@@ -9,13 +9,14 @@ $R_P(\theta) = e^{-i\theta P/2}$, $P_\phi = \mathrm{diag}(1, e^{i\phi})$, $|0\ra
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ._apply import apply_controlled, apply_matrix, as_wires, is_concrete
+from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, is_concrete
 
 __all__ = ["AbstractGate", "Controlled", "DoubleExcitation", "Gate", "PauliRotation", "PhaseShift", "Unitary"]
 
@@ -35,26 +36,53 @@ FIXED = {
     "SWAP": np.eye(4, dtype=complex)[[0, 2, 1, 3]],
     "ISWAP": np.array([[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]),
 }
+#: DoubleExcitation(θ) = _DE_REST + cos(θ/2) _DE_COS + sin(θ/2) _DE_SIN (|0011> is index 3, |1100> index 12).
+_DE_COS = np.zeros((16, 16), dtype=complex)
+_DE_COS[3, 3] = _DE_COS[12, 12] = 1
+_DE_SIN = np.zeros((16, 16), dtype=complex)
+_DE_SIN[12, 3], _DE_SIN[3, 12] = 1, -1
+_DE_REST = np.eye(16, dtype=complex) - _DE_COS
 #: Tolerance of the unitarity check on user matrices, max |U†U − 1| (float64 round-off is ~1e-15).
 UNITARY_ATOL = 1e-8
 
 
 class AbstractGate(eqx.Module):
-    """A unitary (or, for a pulse gate, a contraction) acting on `wires`."""
+    r"""A unitary (or, for a pulse gate, a contraction) acting on `wires`.
+
+    Besides `matrix()`, a gate is applied through its *kernel* $K$, the matrix that `apply_kernel` actually
+    contracts with the state: `matrix()` itself for most gates, the target matrix for a controlled gate (applied on
+    the control slice only). The adjoint-method gradient (`difflab.quantum.circuits.energy`) uses the same
+    routine with $K^\dagger$ to undo the gate and with $K^T$ to carry the cotangent back, so every gate that can
+    be applied can also be run backwards. `unitary` is False for gates that are not unitary (a pulse gate with
+    leakage); the adjoint method refuses those, as it undoes a gate by applying $K^\dagger$.
+    """
 
     wires: eqx.AbstractVar[tuple[int, ...]]
+    unitary: ClassVar[bool] = True
 
     @abc.abstractmethod
     def matrix(self) -> Array:
         """The 2ᵏ × 2ᵏ matrix on `wires` (first wire most significant)."""
+
+    def kernel(self) -> Array:
+        """The matrix that `apply_kernel` contracts with the state (default: `matrix()`)."""
+        return self.matrix()
+
+    def apply_kernel(self, tensor: Array, kernel: Array, offset: int = 0) -> Array:
+        """Apply `kernel` (of the shape of `kernel()`) to the axes `offset + wires` of `tensor`, as the gate does."""
+        return apply_matrix(tensor, kernel, [offset + w for w in self.wires])
+
+    def kernel_slice(self, tensor: Array) -> tuple[Array, list[int]]:
+        """The part of `tensor` the kernel acts on, and the kernel's axes in it (all of it, `wires`)."""
+        return tensor, list(self.wires)
 
     def apply(self, tensor: Array, offset: int = 0, conj: bool = False) -> Array:
         """Apply to the axes `offset + wires` of `tensor`.
 
         `conj=True` applies the complex conjugate matrix (the column side of a density matrix).
         """
-        m = self.matrix()
-        return apply_matrix(tensor, jnp.conj(m) if conj else m, [offset + w for w in self.wires])
+        m = self.kernel()
+        return self.apply_kernel(tensor, conjugate(m) if conj else m, offset)
 
 
 class Gate(AbstractGate):
@@ -74,6 +102,10 @@ class Gate(AbstractGate):
 
     def matrix(self) -> Array:
         return jnp.asarray(FIXED[self.name])
+
+    def kernel(self) -> np.ndarray:  # type: ignore[override]
+        """The constant matrix as NumPy, so that its zeros and ones are known while tracing (see `_apply`)."""
+        return FIXED[self.name]
 
 
 class PauliRotation(AbstractGate):
@@ -139,8 +171,7 @@ class DoubleExcitation(AbstractGate):
 
     def matrix(self) -> Array:
         c, s = jnp.cos(0.5 * self.theta), jnp.sin(0.5 * self.theta)
-        m = jnp.eye(16, dtype=complex)
-        return m.at[3, 3].set(c).at[12, 12].set(c).at[12, 3].set(s).at[3, 12].set(-s)
+        return jnp.asarray(_DE_REST) + c * jnp.asarray(_DE_COS) + s * jnp.asarray(_DE_SIN)
 
 
 class Controlled(AbstractGate):
@@ -169,17 +200,24 @@ class Controlled(AbstractGate):
         return self.controls + self.base.wires
 
     def matrix(self) -> Array:
+        r"""$(1 - P_v) \otimes I + P_v \otimes M$ with $P_v$ the projector on the control values."""
         k, m = len(self.controls), self.base.matrix()
-        d = m.shape[0]
-        out = jnp.eye(2**k * d, dtype=complex)
-        start = int("".join(map(str, self.values)), 2) * d
-        return out.at[start : start + d, start : start + d].set(m)
+        projector = np.zeros((2**k, 2**k))
+        index = int("".join(map(str, self.values)), 2)
+        projector[index, index] = 1.0
+        return jnp.kron(np.eye(2**k) - projector, np.eye(m.shape[0])) + jnp.kron(projector, m)
 
-    def apply(self, tensor: Array, offset: int = 0, conj: bool = False) -> Array:
-        m = self.base.matrix()
-        m = jnp.conj(m) if conj else m
+    def kernel(self) -> Array:
+        """The base gate's kernel (its matrix), applied on the control slice only."""
+        return self.base.kernel()
+
+    def apply_kernel(self, tensor: Array, kernel: Array, offset: int = 0) -> Array:
         controls = [offset + c for c in self.controls]
-        return apply_controlled(tensor, m, controls, [offset + w for w in self.base.wires], self.values)
+        return apply_controlled(tensor, kernel, controls, [offset + w for w in self.base.wires], self.values)
+
+    def kernel_slice(self, tensor: Array) -> tuple[Array, list[int]]:
+        """The control slice of `tensor` (controls at `values`) and the target axes in it."""
+        return control_slice(tensor, self.controls, self.base.wires, self.values)
 
 
 class Unitary(AbstractGate):

@@ -58,7 +58,7 @@ def sample(key: Array, state: ArrayLike, shots: int, *, readout: Sequence[Readou
     p = probabilities(state, readout=readout)
     n = _n_wires(state)
     index = jax.random.choice(key, 2**n, shape=(int(shots),), p=p / jnp.sum(p))
-    return (index[:, None] >> jnp.arange(n - 1, -1, -1)) & 1
+    return (index[:, None] >> jnp.arange(n - 1, -1, -1)[None, :]) & 1
 
 
 def measure(

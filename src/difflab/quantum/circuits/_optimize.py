@@ -1,8 +1,8 @@
 r"""Variational minimisation with optax: one jitted `lax.scan` over steps, vmapped over independent starts.
 
 For a cost $E(\theta)$ (e.g. $\langle\psi(\theta)|H|\psi(\theta)\rangle$) every start runs `steps` updates
-$\theta \leftarrow \theta + \mathrm{opt}(\nabla E)$ with exact gradients from JAX (reverse mode through the circuit).
-The whole batch of starts is one XLA program: no Python loop per step or per start.
+$\theta \leftarrow \theta + \mathrm{opt}(\nabla E)$ with exact gradients from JAX (for `vqe`, the adjoint method
+of `energy` by default). The whole batch of starts is one XLA program: no Python loop per step or per start.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import optax
 import xarray as xr
 from jaxtyping import Array
 
-from ._pauli import PauliSum, expectation
+from ._adjoint import Gradient, energy
+from ._pauli import PauliSum
 
 __all__ = ["VariationalResult", "minimize", "vqe"]
 
@@ -100,15 +101,18 @@ def vqe(
     *,
     optimizer: optax.GradientTransformation | None = None,
     steps: int = 200,
+    gradient: Gradient = "auto",
 ) -> VariationalResult:
     r"""Variational eigensolver: minimise $\langle\psi(\theta)|H|\psi(\theta)\rangle$ from every start in `params0`.
 
-    Here `ansatz(theta)` returns a `Circuit` (its state vector from |0…0⟩).
+    Here `ansatz(theta)` returns a `Circuit` (its state vector from |0…0⟩). The energy is `energy(hamiltonian,
+    circuit, gradient=gradient)`: by default its gradient comes from the adjoint method (a few state vectors of
+    memory whatever the depth), `gradient="backprop"` differentiates through the simulation instead.
     """
     if not isinstance(hamiltonian, PauliSum):
         raise TypeError(f"`hamiltonian` must be a PauliSum; got {type(hamiltonian).__name__}.")
 
-    def energy(theta):
-        return expectation(hamiltonian, ansatz(theta).statevector())
+    def cost(theta):
+        return energy(hamiltonian, ansatz(theta), gradient=gradient)
 
-    return minimize(energy, params0, optimizer=optimizer, steps=steps)
+    return minimize(cost, params0, optimizer=optimizer, steps=steps)

@@ -12,6 +12,8 @@ Reference: Motzoi et al., PRL 103, 110501 (2009).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
@@ -38,6 +40,7 @@ class PulseGate(AbstractGate):
     """
 
     amplitude: Array
+    unitary: ClassVar[bool] = False  # leakage out of {|0>, |1>} makes V a contraction
     beta: Array
     detuning: Array
     anharmonicity: Array
