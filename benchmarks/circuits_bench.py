@@ -2,7 +2,8 @@
 
 Problem (same on every side): n qubits, a hardware-efficient ansatz of L layers (RY and RZ on every wire, then a CNOT
 ladder 0→1→…→n−1), energy of the open transverse-field Ising chain H = −Σ Z_i Z_{i+1} − 0.7 Σ X_i from |0…0⟩,
-and its gradient with respect to all 2·n·L angles (reverse mode), jitted, complex128/float64. Parameters drawn with
+and its gradient with respect to all 2·n·L angles (reverse mode; difflab's `qc.energy` by the adjoint method
+unless `--gradient backprop`), jitted, complex128/float64. Parameters drawn with
 `numpy.random.default_rng(0)`; the energies and gradients of the peers are compared with difflab's.
 
     python benchmarks/circuits_bench.py --peer-python /work/venv-ref-circuits/bin/python --qubits 4 8 12 16 20
@@ -62,7 +63,7 @@ class Timed:
         return {"energy": float(self.value), "grad": np.asarray(self.grad).ravel().tolist(), "rss_gib": peak_rss_gib()}
 
 
-def build_difflab(n: int, layers: int) -> Timed:
+def build_difflab(n: int, layers: int, gradient: str = "adjoint") -> Timed:
     import jax
 
     import difflab  # noqa: F401  (float64)
@@ -71,7 +72,7 @@ def build_difflab(n: int, layers: int) -> Timed:
     h = qc.tfim_hamiltonian(n, 1.0, H_FIELD)
 
     def energy(p):
-        return qc.expectation(h, qc.hardware_efficient(p).statevector())
+        return qc.energy(h, qc.hardware_efficient(p), gradient=gradient)
 
     return Timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)))
 
@@ -165,10 +166,10 @@ class Peer:
         self.proc.wait()
 
 
-def compare(n: int, layers: int, repeats: int, python: str | None, names) -> dict:
+def compare(n: int, layers: int, repeats: int, python: str | None, names, gradient: str = "adjoint") -> dict:
     """Compile every side (one after the other), then time them in alternation; medians and differences."""
     load = os.getloadavg()[0]
-    ours = build_difflab(n, layers)
+    ours = build_difflab(n, layers, gradient)
     first = {"difflab": ours.first()}
     peers = {name: Peer(python, name, n, layers) for name in names} if python else {}
     first.update({k: p.ready["first_s"] for k, p in peers.items()})
@@ -204,16 +205,17 @@ def print_row(n: int, layers: int, row: dict, names) -> None:
     print("| " + " | ".join(cells) + " |", flush=True)
 
 
-def run_memory(n: int, layers: int) -> None:
+def run_memory(n: int, layers: int, gradient: str = "adjoint") -> None:
     """Energy and full gradient at `n` qubits; prints the peak resident memory against one state vector's size.
 
-    No 2ⁿ × 2ⁿ gate matrix is formed (at n = 24 one would take 4.5 PB), but reverse mode keeps states for the
-    backward pass: the peak grows with the number of gates (236 state vectors at 20 qubits and 1 layer).
+    No 2ⁿ × 2ⁿ gate matrix is formed (at n = 24 one would take 4.5 PB). With `--gradient backprop` reverse mode
+    keeps states for the backward pass and the peak grows with the number of gates (236 state vectors at 20 qubits
+    and 1 layer); the adjoint method (default) uncomputes them, so the peak stays at a few state vectors.
     """
     import jax
 
     t = time.perf_counter()
-    timed = build_difflab(n, layers)
+    timed = build_difflab(n, layers, gradient)
     timed.first()
     first = time.perf_counter() - t
     warm = timed.once()
@@ -234,9 +236,11 @@ def main() -> None:
     parser.add_argument("--peers", nargs="*", choices=PEERS, default=list(PEERS), help="peers to compare with")
     parser.add_argument("--peer-python", help="python of the peers' environment")
     parser.add_argument("--memory", type=int, help="only the peak-memory run at this many qubits")
+    parser.add_argument("--gradient", choices=("adjoint", "backprop"), default="adjoint",
+                        help="difflab's gradient method (`qc.energy(..., gradient=...)`)")  # fmt: skip
     args = parser.parse_args()
     if args.memory:
-        run_memory(args.memory, args.layers)
+        run_memory(args.memory, args.layers, args.gradient)
         return
     if args.peer:
         serve(args.peer, args.qubits[0], args.layers)
@@ -248,7 +252,7 @@ def main() -> None:
     print("| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|", flush=True)
     versions = {}
     for n in args.qubits:
-        row = compare(n, args.layers, args.repeats, args.peer_python, args.peers)
+        row = compare(n, args.layers, args.repeats, args.peer_python, args.peers, args.gradient)
         versions.update(row.get("versions", {}))
         print_row(n, args.layers, row, args.peers)
     import jax
