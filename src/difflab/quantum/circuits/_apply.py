@@ -7,6 +7,7 @@ A k-qubit operator costs O(2ⁿ · 2ᵏ) this way, against O(4ⁿ) for its Krone
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -27,36 +28,47 @@ __all__ = [
 ]
 
 
-def apply_matrix(tensor: Array, matrix: Array, axes: Sequence[int]) -> Array:
+#: Widest matrix applied as multiply-adds of slices (2ᵏ multiply-adds per amplitude); wider ones by contraction.
+SLICED_MAX_WIRES = 3
+
+
+def apply_matrix(tensor: Array, matrix: Array | np.ndarray, axes: Sequence[int]) -> Array:
     r"""$T' = M \cdot_{\text{axes}} T$: contract the columns of `matrix` (2ᵏ × 2ᵏ) with the axes `axes` of `tensor`.
 
     The first of `axes` is the most significant bit of the matrix index, as in `numpy.kron` order.
 
-    One- and two-wire matrices are applied as multiply-adds of the slices of a free reshape of the tensor (see
-    `_apply_one` and `_apply_two`), which XLA fuses into one pass over the state. Wider matrices are contracted on
-    the view $(2^{a_1}, 2, 2^{a_2 - a_1 - 1}, 2, \dots, 2, 2^{N - a_k - 1})$ for the sorted axes
-    $a_1 < \dots < a_k$, so that the contraction and its result order involve 2k + 1 axes whatever the number of
-    qubits. Contracting on the (2,)*N view directly costs the same arithmetic, but XLA's CPU compiler then lays out
-    and transposes rank-N tensors for every gate: a 12-qubit, 350-gate circuit with its gradient took minutes to
-    compile instead of seconds.
+    Matrices on up to `SLICED_MAX_WIRES` wires, and constant (NumPy) matrices with at most two nonzeros a row on any
+    number, are applied as multiply-adds of the slices of a free reshape of the tensor (see `_apply_one` and
+    `_apply_sliced`), which XLA fuses into one pass over the state. Wider matrices are contracted on the view
+    $(2^{a_1}, 2, 2^{a_2 - a_1 - 1}, 2, \dots, 2, 2^{N - a_k - 1})$ for the sorted axes $a_1 < \dots < a_k$, so that
+    the contraction and its result order involve 2k + 1 axes whatever the number of qubits. Contracting on the
+    (2,)*N view directly costs the same arithmetic, but XLA's CPU compiler then lays out and transposes rank-N
+    tensors for every gate: a 12-qubit, 350-gate circuit with its gradient took minutes to compile instead of
+    seconds.
     """
     k = len(axes)
     if k == 1:
         return _apply_one(tensor, matrix, int(axes[0]))
     order = np.argsort(axes)
     sorted_axes = [int(axes[i]) for i in order]
+    xp = np if isinstance(matrix, np.ndarray) else jnp  # a NumPy (constant) matrix stays NumPy
     op = matrix.reshape((2,) * (2 * k))
     if list(order) != list(range(k)):  # rows and columns of the matrix in the sorted wire order
-        op = jnp.transpose(op, [*order, *(k + order)])
+        op = xp.transpose(op, [*order, *(k + order)])
     view = tensor.reshape(view_shape(tensor.shape, sorted_axes))
-    if k == 2:
-        return _apply_two(view, op.reshape(4, 4)).reshape(tensor.shape)
+    if k <= SLICED_MAX_WIRES or _sparse_constant(op):
+        return _apply_sliced(view, op.reshape(2**k, 2**k), k).reshape(tensor.shape)
     rows, cols = list(range(k)), list(range(k, 2 * k))
     groups = list(range(2 * k, 3 * k + 1))
     view_in = [x for g, c in zip(groups, [*cols, None]) for x in (g, c) if x is not None]
     view_out = [x for g, r in zip(groups, [*rows, None]) for x in (g, r) if x is not None]
     out = jnp.einsum(op, [*rows, *cols], view, view_in, view_out)
     return out.reshape(tensor.shape)
+
+
+def _sparse_constant(matrix) -> bool:
+    """A NumPy matrix with at most two nonzeros per row (a permutation, a CNOT on both sides of ρ, ...)."""
+    return isinstance(matrix, np.ndarray) and bool(np.count_nonzero(matrix) <= 2 * int(np.sqrt(matrix.size)))
 
 
 def view_shape(shape: Sequence[int], sorted_axes: Sequence[int]) -> tuple[int, ...]:
@@ -95,13 +107,13 @@ def _known(weight) -> complex | None:
     return complex(np.asarray(weight))
 
 
-def _rows(matrix: Array) -> list[list]:
+def _rows(matrix: Array | np.ndarray) -> list[list]:
     """The entries of a small matrix, as concrete NumPy scalars where the matrix is concrete."""
     m = np.asarray(matrix) if is_concrete(matrix) else matrix
     return [[m[i, j] for j in range(m.shape[1])] for i in range(m.shape[0])]
 
 
-def _apply_one(tensor: Array, matrix: Array, axis: int) -> Array:
+def _apply_one(tensor: Array, matrix: Array | np.ndarray, axis: int) -> Array:
     r"""The one-wire case, $t'_i = \sum_j M_{ij} t_j$ for the two halves $t_0, t_1$ of the $(2^a, 2, 2^b)$ view.
 
     XLA fuses the multiply-adds into one pass over the state, where the contraction costs a dot and a transpose: an
@@ -114,17 +126,25 @@ def _apply_one(tensor: Array, matrix: Array, axis: int) -> Array:
     return out.reshape(tensor.shape)
 
 
-def _apply_two(view: Array, matrix: Array) -> Array:
-    r"""The two-wire case on the $(g_0, 2, g_1, 2, g_2)$ view: $t'_{ij} = \sum_{kl} M_{2i+j,\,2k+l}\, t_{kl}$.
+def _apply_sliced(view: Array, matrix: Array | np.ndarray, k: int) -> Array:
+    r"""The k-wire case (k ≤ `SLICED_MAX_WIRES`) on the view $(g_0, 2, g_1, \dots, 2, g_k)$: $t'_i = \sum_j M_{ij} t_j$.
 
-    The four quarters $t_{kl}$ (shape $(g_0, g_1, g_2)$) are combined by multiply-adds that XLA fuses into one pass;
-    the same product as a contraction (`einsum`) costs about 4× more at 20 qubits (a dot with a contracted axis of
-    4 and two transposes).
+    The $2^k$ slices $t_j$ (j a bit string over the kept axes, first most significant; shape $(g_0, \dots, g_k)$) are
+    combined by multiply-adds and stacked back, which XLA fuses into one pass; the same product as a contraction
+    (`einsum`) costs about 4× more at 20 qubits for k = 2 (a dot with a contracted axis of 4 and two transposes).
     """
-    quarters = [view[:, k, :, l] for k in range(2) for l in range(2)]
+    bits = list(itertools.product((0, 1), repeat=k))
+    slices = [view[tuple(i for b in bs for i in (slice(None), b))] for bs in bits]
     m = _rows(matrix)
-    out = [_weighted_sum(m[r], quarters) for r in range(4)]
-    return jnp.stack([jnp.stack(out[2 * i : 2 * i + 2], axis=2) for i in range(2)], axis=1)
+    out = {bs: _weighted_sum(m[r], slices) for r, bs in enumerate(bits)}
+
+    def build(prefix: tuple[int, ...]) -> Array:
+        if len(prefix) == k:
+            return out[prefix]
+        # Axis of level L sits after the groups g_0 … g_L of the partly built array.
+        return jnp.stack([build((*prefix, 0)), build((*prefix, 1))], axis=len(prefix) + 1)
+
+    return build(())
 
 
 def apply_controlled(
