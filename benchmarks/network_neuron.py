@@ -17,27 +17,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from network_bench import N_CELLS, network
 from neuron import h
 
-h.load_file("stdrun.hoc")
-h.usetable_hh = 0  # the exact rate formulas of hh.mod, not its 1-mV table
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "datasets" / "neuron"))
+from generate_cells import _point_cells  # also loads stdrun.hoc and sets usetable_hh = 0
 
 
 def build():
     """Sections, clamps, synapses, NetCons and spike recorders of the network; keep the tuple alive while running."""
     drive, pre, post, weight, delay, E = network()
-    side = float(np.sqrt(100.0 / np.pi))
-    cells = []
-    for i in range(N_CELLS):
-        sec = h.Section(name=f"cell{i}")
-        sec.L = sec.diam = side
-        sec.nseg, sec.cm = 1, 1.0
-        sec.insert("hh")
-        cells.append(sec)
+    cells = _point_cells(N_CELLS)  # the point cells of the shipped NEURON network references
     clamps = []
     for i, sec in enumerate(cells):
         clamp = h.IClamp(sec(0.5))

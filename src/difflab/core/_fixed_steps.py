@@ -69,10 +69,15 @@ def step_grid(t0: float, t1: float, dt0: float, dtype) -> np.ndarray:
     return grid[: max(end, 1) + 1]
 
 
+def _save_counts(grid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """How many save times each step owns: save `j` belongs to the first step whose end is `>= ts[j]`."""
+    owner = np.searchsorted(grid[1:], ts, side="left")
+    return np.bincount(owner, minlength=grid.shape[0] - 1)
+
+
 def saves_per_step(grid: np.ndarray, ts: np.ndarray) -> int:
     """`M`, the most save times any step of `grid` owns (every step evaluates that many, see `save_slots`)."""
-    owner = np.searchsorted(grid[1:], np.asarray(ts, grid.dtype), side="left")
-    return max(int(np.bincount(owner, minlength=grid.shape[0] - 1).max()), 1)
+    return max(int(_save_counts(grid, np.asarray(ts, grid.dtype)).max()), 1)
 
 
 def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -80,9 +85,7 @@ def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     Save `j` belongs to the first step whose end is `>= ts[j]`; unused slots are evaluated at the step's end.
     """
-    owner = np.searchsorted(grid[1:], ts, side="left")
-    n = grid.shape[0] - 1
-    counts = np.bincount(owner, minlength=n)
+    counts = _save_counts(grid, ts)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     width = max(int(counts.max()), 1)
     slot = starts[:, None] + np.arange(width)
