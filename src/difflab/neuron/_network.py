@@ -97,9 +97,12 @@ class Network(AbstractModel):
         shape = cells.batch_shape()
         if shape not in ((), (n_cells,)):
             raise ValueError(f"cells' parameters must be scalars or ({n_cells},) (one per cell); got {shape}")
+        # the synapses, area and threshold in the cells' precision: a float32 network stays float32
+        dtype = jnp.result_type(cells.C)
+        synapses = tuple(jax.tree.map(lambda x: jnp.asarray(x, dtype), syn) for syn in synapses)
         self.cells, self.synapses, self.n_cells, self.buffer = cells, synapses, n_cells, int(buffer)
-        self.area = jnp.asarray(area, dtype=float)
-        self.threshold = jnp.asarray(threshold, dtype=float)
+        self.area = jnp.asarray(area, dtype=dtype)
+        self.threshold = jnp.asarray(threshold, dtype=dtype)
 
     # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
@@ -131,7 +134,7 @@ class Network(AbstractModel):
 
     def longest_delays(self) -> Array:
         """Each cell's longest outgoing delay (ms; 0 for a cell with no synapse), ``(..., n_cells)``."""
-        reach = jnp.zeros((self.n_cells,))
+        reach = jnp.zeros((self.n_cells,), self.area.dtype)
         for syn in self.synapses:
             delay = jnp.asarray(syn.delay)
             cells = jnp.zeros((*delay.shape[:-1], self.n_cells), delay.dtype)
@@ -150,7 +153,7 @@ class Network(AbstractModel):
         """
         scale = (_DENSITY / self.area)[..., None, None]
         m = len(quantities)
-        total = jnp.zeros(())
+        total = jnp.zeros((), self.area.dtype)  # in the network's precision
         for k, syn in enumerate(self.synapses):
             g = jnp.stack([q[k] for q in quantities], axis=-1) * scale  # (..., synapses, m)
             columns = jnp.concatenate([g, g * syn.E[..., None]], axis=-1)
