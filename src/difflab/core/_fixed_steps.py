@@ -10,7 +10,8 @@ The step boundaries are diffrax's own, computed in the time dtype exactly as `Co
 (`n = ceil((t1 - t0) / nextafter(dt0))` steps; the first ends at `t0 + dt0`, step `k ≥ 2` at
 `t0 + (t1 - t0) k / n`, the last at `t1`; an end within 100 ulp of `t1` is moved onto it), and a save time
 `ts[j]` is evaluated with the dense output of the first step whose end is `≥ ts[j]`, as diffrax does. So the
-two paths agree to rounding.
+two paths agree to rounding. Where every save time lies on a step boundary (the usual case: saving every step
+or every few), the saved value is the state there and the dense output is never computed.
 
 Each step may own up to `M` save times (the most any step owns). Step `k` evaluates its dense output at `M` times
 and writes them as one slice starting at its first save index; slots beyond the ones it owns hold values that a
@@ -94,6 +95,21 @@ def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return starts.astype(np.int32), times.astype(grid.dtype)
 
 
+def saves_on_grid(grid: np.ndarray, times: np.ndarray) -> np.ndarray | None:
+    """Where every save slot of `save_slots` lies on its step's start (True) or end (False); `None` if not all do.
+
+    A save on a step boundary is the state there: the step needs no dense output for it (a cable's dense
+    output costs a second evaluation of its axial currents). A slot counts as on the boundary within 8 ulp of
+    the time (the value there differs from the dense output's by that much times the state's rate).
+    """
+    start, end = grid[:-1, None], grid[1:, None]
+    ulp = np.spacing(np.maximum(np.abs(grid).max(initial=0.0), np.finfo(grid.dtype).tiny)).astype(grid.dtype)
+    at_start, at_end = np.abs(times - start) <= 8 * ulp, np.abs(times - end) <= 8 * ulp
+    if not (at_start | at_end).all():
+        return None
+    return at_start & ~at_end
+
+
 def scan_solve(
     solver: diffrax.AbstractSolver,
     vector_field: Callable,
@@ -115,16 +131,21 @@ def scan_solve(
     ts = np.asarray(ts, dtype)
     y0 = jax.tree.map(lambda y: jnp.asarray(y, jnp.result_type(y, dtype)), y0)  # as diffrax promotes y0
     starts, times = save_slots(grid, ts)
+    on_grid = saves_on_grid(grid, times)
     width = times.shape[1]
     t_start, t_end = jnp.asarray(grid[:-1]), jnp.asarray(grid[1:])
     shapes = jax.eval_shape(lambda: fn(t_start[0], y0, args))
     buffer = jax.tree.map(lambda s: jnp.zeros((ts.shape[0] + width, *s.shape), s.dtype), shapes)
     state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
 
-    def step_and_save(tprev, tnext, y, solver_state, save_ts):
+    def step_and_save(tprev, tnext, y, solver_state, save_ts, at_start):
         y1, _, dense_info, solver_state, step_result = solver.step(terms, tprev, tnext, y, args, solver_state, False)
-        interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
-        values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
+        if on_grid is None:
+            interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
+            values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
+        else:  # every save on a step boundary: the states there, no dense output (unused, so never computed)
+            at_y0, at_y1 = (jax.vmap(lambda t, y=y: fn(t, y, args))(save_ts) for y in (y, y1))
+            values = jax.tree.map(lambda a, b: jnp.where(_expand(at_start, a), a, b), at_y0, at_y1)
         return y1, solver_state, step_result, values
 
     if checkpoint:
@@ -132,14 +153,15 @@ def scan_solve(
 
     def body(carry, xs):
         y, solver_state, result, out = carry
-        tprev, tnext, start, save_ts = xs
-        y1, solver_state, step_result, values = step_and_save(tprev, tnext, y, solver_state, save_ts)
+        tprev, tnext, start, save_ts, at_start = xs
+        y1, solver_state, step_result, values = step_and_save(tprev, tnext, y, solver_state, save_ts, at_start)
         result = diffrax.RESULTS.where(result == diffrax.RESULTS.successful, step_result, result)
         out = jax.tree.map(lambda o, v: jax.lax.dynamic_update_slice_in_dim(o, v, start, axis=0), out, values)
         return (y1, solver_state, result, out), None
 
     carry = (y0, state0, diffrax.RESULTS.successful, buffer)
-    xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times))
+    at_start = np.zeros(times.shape, bool) if on_grid is None else on_grid
+    xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times), jnp.asarray(at_start))
     (_, _, result, out), _ = jax.lax.scan(body, carry, xs)
     ys = jax.tree.map(lambda o: o[: ts.shape[0]], out)
     if throw:
@@ -148,3 +170,8 @@ def scan_solve(
     n = jnp.asarray(grid.shape[0] - 1, jnp.int32)
     stats = {"num_steps": n, "num_accepted_steps": n, "num_rejected_steps": jnp.zeros((), jnp.int32)}
     return jnp.asarray(ts, dtype), ys, result, stats
+
+
+def _expand(flags, like):
+    """`flags` (one per save slot) broadcast against values of shape `(slots, ...)`."""
+    return flags.reshape(flags.shape + (1,) * (jnp.ndim(like) - 1))

@@ -23,6 +23,7 @@ from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, AbstractProtocol, StateInfo
 from ._channels import AbstractChannel
+from ._gather_sum import GatherSum
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
 
@@ -264,21 +265,19 @@ class Cell(AbstractModel):
         """Potentials of all nodes: compartments, then the zero-area ends (mean of neighbours weighted by `g`)."""
         morph = self.morphology
         S, N = morph.n_segments, morph.n_nodes
-        child = np.flatnonzero(morph.parent >= 0)
-        par = morph.parent[child]
-        Vn = jnp.concatenate([V, jnp.zeros((*V.shape[:-1], N - S), V.dtype)], axis=-1)
-        ge = g[..., child]
-        num = jnp.zeros_like(Vn).at[..., par].add(ge * Vn[..., child]).at[..., child].add(ge * Vn[..., par])
-        den = jnp.zeros_like(Vn).at[..., par].add(ge).at[..., child].add(ge)
-        return jnp.concatenate([V, num[..., S:] / den[..., S:]], axis=-1)
+        # the neighbours of a zero-area node are compartments: its parent (edge g[z]) and its children
+        Vc = jnp.concatenate([V, jnp.zeros((*V.shape[:-1], N - S), V.dtype)], axis=-1)
+        g = jnp.broadcast_to(g, (*jnp.broadcast_shapes(V.shape[:-1], g.shape[:-1]), N))
+        gz = g[..., S:]
+        num = gz * Vc[..., morph.tree.parent_or_self[S:]] + morph.zero_children(g * Vc)
+        den = gz + morph.zero_children(g)
+        return jnp.concatenate([jnp.broadcast_to(V, (*num.shape[:-1], S)), num / den], axis=-1)
 
     def axial_current(self, Vn: Array, g: Array) -> Array:
         """`Σ_j g_ij (V_j − V_i)` (nA) into every node."""
-        morph = self.morphology
-        child = np.flatnonzero(morph.parent >= 0)
-        par = morph.parent[child]
-        flow = g[..., child] * (Vn[..., par] - Vn[..., child])  # from parent into child
-        return jnp.zeros_like(Vn).at[..., child].add(flow).at[..., par].add(-flow)
+        tree = self.morphology.tree
+        flow = g * (Vn[..., tree.parent_or_self] - Vn)  # from the parent into each node (0 at the root)
+        return flow - tree.children(flow)
 
     def stimulus_density(self, protocol: Any, t: ArrayLike, like: Array) -> Array:
         """Point currents at `t` as densities (µA/cm²) per compartment, shape of `like`."""
@@ -295,7 +294,9 @@ class Cell(AbstractModel):
             raise TypeError(f"protocol must be an IClamp, a difflab protocol or None; got {type(protocol).__name__}")
         scale = jnp.asarray(_DENSITY / morph.area[segments], like.dtype)
         current = jnp.asarray(current, like.dtype)
-        return jnp.zeros_like(like).at[..., segments].add(current * scale)
+        into = GatherSum([np.flatnonzero(segments == i) for i in range(morph.n_segments)], segments.size)
+        density = into(current * scale)
+        return jnp.broadcast_to(density, jnp.broadcast_shapes(density.shape, like.shape))
 
     def vector_field(self, t, y, args):
         V = y["V"]

@@ -27,6 +27,8 @@ import re
 
 import numpy as np
 
+from ._tree import NodeTree
+
 #: MΩ per (Ω·cm · µm / µm²): resistance of a cable from Ra (Ω·cm), length (µm) and cross-section (µm²).
 _RESISTANCE = 1e-2
 
@@ -177,30 +179,14 @@ class Morphology:
         return int(self.seg_start[k] + min(int(x * nseg), nseg - 1))
 
     def _build_levels(self) -> None:
-        depth = np.full(self.n_nodes, -1)
-        root = int(np.flatnonzero(self.parent < 0)[0])
-        depth[root] = 0
-        children: dict[int, list[int]] = {}
-        for node, p in enumerate(self.parent):
-            if p >= 0:
-                children.setdefault(int(p), []).append(node)
-        frontier = [root]
-        while frontier:
-            nxt = [c for n in frontier for c in children.get(n, [])]
-            for c in nxt:
-                depth[c] = depth[self.parent[c]] + 1
-            frontier = nxt
-        self.root = root
-        self.depth = depth
+        #: the node tree's index tables: children sums and the Hines solve, by gathers
+        self.tree = NodeTree(self.parent)
+        self.root = self.tree.root
+        self.depth = self.tree.depth
         #: nodes by depth (1, 2, ...): the elimination visits them from the deepest level up
-        self.levels = tuple(np.flatnonzero(depth == d) for d in range(1, int(depth.max()) + 1))
-        # the levels as one table padded with a scratch node (index n_nodes), for a scan over levels
-        width = max(len(lv) for lv in self.levels) if self.levels else 1
-        table = np.full((max(len(self.levels), 1), width), self.n_nodes)
-        for d, lv in enumerate(self.levels):
-            table[d, : len(lv)] = lv
-        parent_ext = np.append(self.parent, self.n_nodes)
-        self.level_table = (table, parent_ext[table])
+        self.levels = self.tree.levels[1:]
+        #: sums over the compartment neighbours of each zero-area node (its children; its parent is one gather)
+        self.zero_children = self.tree.subtree_sum(np.arange(self.n_segments, self.n_nodes))
 
     # ------------------------------------------------------------------ locations
     def location(self, where) -> tuple[str, float]:
