@@ -195,3 +195,20 @@ def test_scan_runs_inside_jit_with_closed_over_times():
     ).ys
     for name in loop:
         np.testing.assert_allclose(scan[name], loop[name], rtol=1e-13)
+
+
+def test_saves_on_step_boundaries_need_no_dense_output():
+    """Saving every step (the start included) is one save per step, taken from the states, equal to diffrax's."""
+    from difflab.core._fixed_steps import save_slots, saves_on_grid, saves_per_step, step_grid
+
+    grid = step_grid(0.0, 1.0, 0.025, np.float64)
+    ts = np.arange(41) * 0.025
+    assert saves_per_step(grid, ts) == 1  # t0 is the initial state; 3 * 0.025 (an ulp above 0.075) is on a boundary
+    assert saves_on_grid(grid, save_slots(grid, ts[1:])[1]) is not None
+    assert saves_on_grid(grid, save_slots(grid, ts[1:] - 0.01)[1]) is None  # between boundaries: dense output
+    model = HodgkinHuxley.squid_axon()
+    ts = jnp.asarray(np.arange(401) * 0.025)
+    scan = difflab.simulate(model, STEP, ts, dt0=0.025, loop="scan")
+    loop = difflab.simulate(model, STEP, ts, dt0=0.025, loop="while")
+    np.testing.assert_allclose(np.asarray(scan.ys["V"]), np.asarray(loop.ys["V"]), rtol=0, atol=1e-9)
+    assert float(scan.ys["V"][0]) == float(model.initial_state()["V"])

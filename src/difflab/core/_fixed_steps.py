@@ -71,14 +71,35 @@ def step_grid(t0: float, t1: float, dt0: float, dtype) -> np.ndarray:
 
 
 def _save_counts(grid: np.ndarray, ts: np.ndarray) -> np.ndarray:
-    """How many save times each step owns: save `j` belongs to the first step whose end is `>= ts[j]`."""
-    owner = np.searchsorted(grid[1:], ts, side="left")
-    return np.bincount(owner, minlength=grid.shape[0] - 1)
+    """How many save times each step owns: save `j` belongs to the first step whose end is `>= ts[j]`.
+
+    A save within `_BOUNDARY_ULP` ulp above a step's end belongs to that step (`0.075` is `3 * 0.025` plus an ulp;
+    its value at the end differs from the next step's dense output at that time by rounding).
+    """
+    owner = np.searchsorted(grid[1:], ts - _boundary_tolerance(grid), side="left")
+    return np.bincount(np.minimum(owner, grid.shape[0] - 2), minlength=grid.shape[0] - 1)
+
+
+#: Save times this many ulp (of the largest time) from a step boundary count as on it.
+_BOUNDARY_ULP = 8
+
+
+def _boundary_tolerance(grid: np.ndarray):
+    return _BOUNDARY_ULP * np.spacing(np.maximum(np.abs(grid).max(initial=0.0), np.finfo(grid.dtype).tiny))
 
 
 def saves_per_step(grid: np.ndarray, ts: np.ndarray) -> int:
-    """`M`, the most save times any step of `grid` owns (every step evaluates that many, see `save_slots`)."""
-    return max(int(_save_counts(grid, np.asarray(ts, grid.dtype)).max()), 1)
+    """`M`, the most save times any step of `grid` owns (every step evaluates that many, see `save_slots`).
+
+    Save times at the start `grid[0]` are the initial state, written before the loop: no step owns them.
+    """
+    ts = np.asarray(ts, grid.dtype)
+    return max(int(_save_counts(grid, ts[_n_initial(grid, ts) :]).max(initial=0)), 1)
+
+
+def _n_initial(grid: np.ndarray, ts: np.ndarray) -> int:
+    """How many leading save times are the start of the solve (the initial state)."""
+    return int(np.searchsorted(ts, grid[0], side="right"))
 
 
 def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -99,12 +120,12 @@ def saves_on_grid(grid: np.ndarray, times: np.ndarray) -> np.ndarray | None:
     """Where every save slot of `save_slots` lies on its step's start (True) or end (False); `None` if not all do.
 
     A save on a step boundary is the state there: the step needs no dense output for it (a cable's dense
-    output costs a second evaluation of its axial currents). A slot counts as on the boundary within 8 ulp of
-    the time (the value there differs from the dense output's by that much times the state's rate).
+    output costs a second evaluation of its axial currents). A slot counts as on the boundary within
+    `_BOUNDARY_ULP` ulp (the value there differs from the dense output's by that much times the state's rate).
     """
     start, end = grid[:-1, None], grid[1:, None]
-    ulp = np.spacing(np.maximum(np.abs(grid).max(initial=0.0), np.finfo(grid.dtype).tiny)).astype(grid.dtype)
-    at_start, at_end = np.abs(times - start) <= 8 * ulp, np.abs(times - end) <= 8 * ulp
+    tol = _boundary_tolerance(grid)
+    at_start, at_end = np.abs(times - start) <= tol, np.abs(times - end) <= tol
     if not (at_start | at_end).all():
         return None
     return at_start & ~at_end
@@ -130,12 +151,21 @@ def scan_solve(
     dtype = grid.dtype
     ts = np.asarray(ts, dtype)
     y0 = jax.tree.map(lambda y: jnp.asarray(y, jnp.result_type(y, dtype)), y0)  # as diffrax promotes y0
-    starts, times = save_slots(grid, ts)
+    # saves at the start are the initial state; the steps own the rest (their indices start after them)
+    lead = _n_initial(grid, ts)
+    later = ts[lead:] if ts.shape[0] > lead else grid[-1:]
+    starts, times = save_slots(grid, later)
+    starts = starts + lead
     on_grid = saves_on_grid(grid, times)
     width = times.shape[1]
     t_start, t_end = jnp.asarray(grid[:-1]), jnp.asarray(grid[1:])
-    shapes = jax.eval_shape(lambda: fn(t_start[0], y0, args))
-    buffer = jax.tree.map(lambda s: jnp.zeros((ts.shape[0] + width, *s.shape), s.dtype), shapes)
+    first = fn(t_start[0], y0, args)
+
+    def buffer_for(v):
+        rest = jnp.zeros((ts.shape[0] - lead + width, *v.shape), v.dtype)
+        return jnp.concatenate([jnp.broadcast_to(v, (lead, *v.shape)), rest])
+
+    buffer = jax.tree.map(buffer_for, first)
     state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
 
     def step_and_save(tprev, tnext, y, solver_state, save_ts, at_start):
