@@ -29,25 +29,25 @@ class GatherSum:
         n_in: the size of the input's last axis.
     """
 
-    def __init__(self, groups: Sequence[Sequence[int]], n_in: int):
-        groups = [np.asarray(g, dtype=np.int64).reshape(-1) for g in groups]
-        for i, g in enumerate(groups):
+    def __init__(self, groups: Sequence[Sequence[int] | np.ndarray], n_in: int):
+        rows = [np.asarray(g, dtype=np.int64).reshape(-1) for g in groups]
+        for i, g in enumerate(rows):
             if g.size and (g.min() < 0 or g.max() >= n_in):
                 raise ValueError(f"groups[{i}] must index an input of size {n_in}; got {g.tolist()}")
-        self.n_in, self.n_out = int(n_in), len(groups)
-        degree = np.array([g.size for g in groups], dtype=np.int64)
+        self.n_in, self.n_out = int(n_in), len(rows)
+        degree = np.array([g.size for g in rows], dtype=np.int64)
         widest = int(degree.max(initial=0))
         # gathered entries with w dense columns: every output w, the outputs with more their surplus
         cost = [self.n_out * w + int((degree > w).sum()) * (widest - w) for w in range(widest + 1)]
         self.width = width = int(np.argmin(cost))
         pad = self.n_in  # the appended zero
         self.table = np.full((self.n_out, width), pad, dtype=np.int64)
-        for i, g in enumerate(groups):
+        for i, g in enumerate(rows):
             self.table[i, : min(g.size, width)] = g[:width]
         over = np.flatnonzero(degree > width)
         self.overflow = np.full((over.size, widest - width), pad, dtype=np.int64)
-        for r, i in enumerate(over):
-            self.overflow[r, : degree[i] - width] = groups[i][width:]
+        for r, target in enumerate(over.tolist()):
+            self.overflow[r, : degree[target] - width] = rows[target][width:]
         # output i takes overflow row over_map[i]; the others the appended zero
         self.over_map = np.full(self.n_out, over.size, dtype=np.int64)
         self.over_map[over] = np.arange(over.size)
