@@ -98,8 +98,8 @@ def saves_per_step(grid: np.ndarray, ts: np.ndarray) -> int:
 
 
 def _n_initial(grid: np.ndarray, ts: np.ndarray) -> int:
-    """How many leading save times are the start of the solve (the initial state)."""
-    return int(np.searchsorted(ts, grid[0], side="right"))
+    """How many leading save times are the start of the solve (the initial state), within `_BOUNDARY_ULP` ulp."""
+    return int(np.searchsorted(ts, grid[0] + _boundary_tolerance(grid), side="right"))
 
 
 def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,19 +116,16 @@ def save_slots(grid: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return starts.astype(np.int32), times.astype(grid.dtype)
 
 
-def saves_on_grid(grid: np.ndarray, times: np.ndarray) -> np.ndarray | None:
-    """Where every save slot of `save_slots` lies on its step's start (True) or end (False); `None` if not all do.
+def saves_on_grid(grid: np.ndarray, times: np.ndarray) -> bool:
+    """Whether every save slot of `save_slots` lies on its step's end.
 
     A save on a step boundary is the state there: the step needs no dense output for it (a cable's dense
     output costs a second evaluation of its axial currents). A slot counts as on the boundary within
     `_BOUNDARY_ULP` ulp (the value there differs from the dense output's by that much times the state's rate).
+    Saves at a step's start never reach a slot: the previous step owns them, and those at `grid[0]` are the
+    initial state.
     """
-    start, end = grid[:-1, None], grid[1:, None]
-    tol = _boundary_tolerance(grid)
-    at_start, at_end = np.abs(times - start) <= tol, np.abs(times - end) <= tol
-    if not (at_start | at_end).all():
-        return None
-    return at_start & ~at_end
+    return bool((np.abs(times - grid[1:, None]) <= _boundary_tolerance(grid)).all())
 
 
 def scan_solve(
@@ -168,14 +165,13 @@ def scan_solve(
     buffer = jax.tree.map(buffer_for, first)
     state0 = solver.init(terms, t_start[0], t_end[0], y0, args)
 
-    def step_and_save(tprev, tnext, y, solver_state, save_ts, at_start):
+    def step_and_save(tprev, tnext, y, solver_state, save_ts):
         y1, _, dense_info, solver_state, step_result = solver.step(terms, tprev, tnext, y, args, solver_state, False)
-        if on_grid is None:
+        if on_grid:  # every save at the step's end: the state there, no dense output (unused, so never computed)
+            values = jax.vmap(lambda t: fn(t, y1, args))(save_ts)
+        else:
             interpolation = solver.interpolation_cls(t0=tprev, t1=tnext, **dense_info)
             values = jax.vmap(lambda t: fn(t, interpolation.evaluate(t), args))(save_ts)
-        else:  # every save on a step boundary: the states there, no dense output (unused, so never computed)
-            at_y0, at_y1 = (jax.vmap(lambda t, y=y: fn(t, y, args))(save_ts) for y in (y, y1))
-            values = jax.tree.map(lambda a, b: jnp.where(_expand(at_start, a), a, b), at_y0, at_y1)
         return y1, solver_state, step_result, values
 
     if checkpoint:
@@ -183,15 +179,14 @@ def scan_solve(
 
     def body(carry, xs):
         y, solver_state, result, out = carry
-        tprev, tnext, start, save_ts, at_start = xs
-        y1, solver_state, step_result, values = step_and_save(tprev, tnext, y, solver_state, save_ts, at_start)
+        tprev, tnext, start, save_ts = xs
+        y1, solver_state, step_result, values = step_and_save(tprev, tnext, y, solver_state, save_ts)
         result = diffrax.RESULTS.where(result == diffrax.RESULTS.successful, step_result, result)
         out = jax.tree.map(lambda o, v: jax.lax.dynamic_update_slice_in_dim(o, v, start, axis=0), out, values)
         return (y1, solver_state, result, out), None
 
     carry = (y0, state0, diffrax.RESULTS.successful, buffer)
-    at_start = np.zeros(times.shape, bool) if on_grid is None else on_grid
-    xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times), jnp.asarray(at_start))
+    xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times))
     (_, _, result, out), _ = jax.lax.scan(body, carry, xs)
     ys = jax.tree.map(lambda o: o[: ts.shape[0]], out)
     if throw:
@@ -200,8 +195,3 @@ def scan_solve(
     n = jnp.asarray(grid.shape[0] - 1, jnp.int32)
     stats = {"num_steps": n, "num_accepted_steps": n, "num_rejected_steps": jnp.zeros((), jnp.int32)}
     return jnp.asarray(ts, dtype), ys, result, stats
-
-
-def _expand(flags, like):
-    """`flags` (one per save slot) broadcast against values of shape `(slots, ...)`."""
-    return flags.reshape(flags.shape + (1,) * (jnp.ndim(like) - 1))

@@ -1,11 +1,10 @@
 r"""Sums over fixed groups of indices, by gathers only: $\text{out}_i = \sum_{j \in \text{groups}_i} x_j$.
 
-The tree operations of a cell (currents from the children of a node, the elimination of the Hines
-solve) and the synaptic sums of a network are sums over index groups known when the model is built.
-`x.at[idx].add(v)` computes them as a scatter, which XLA on the CPU runs as its own sequential loop; it also
-ends the fusion of the elementwise work around it, so every step of a cell broke into many small kernels.
-A gather with constant indices fuses with its producers and consumers (measured: the axial currents of the
-113-compartment benchmark cell, 100 members, 29 µs per evaluation against 38 µs with scatters).
+The tree operations of a cell (currents from the children of a node, the potentials of its zero-area nodes,
+point currents into compartments) are sums over index groups known when the model is built.
+`x.at[idx].add(v)` computes them as a scatter, which XLA on the CPU runs as its own loop; a gather with
+constant indices fuses with its producers and consumers (measured: the axial currents of the 113-compartment
+benchmark cell, 100 members, 29 µs per evaluation against 38 µs with scatters).
 
 Layout: a table of `width` columns for every output, padded with the index of an appended zero, and, for the
 few outputs with more members (a soma with many dendrites), an overflow table whose sums come back by one

@@ -182,9 +182,6 @@ class Morphology:
         #: the node tree's index tables: children sums and the Hines solve, by gathers
         self.tree = NodeTree(self.parent)
         self.root = self.tree.root
-        self.depth = self.tree.depth
-        #: nodes by depth (1, 2, ...): the elimination visits them from the deepest level up
-        self.levels = self.tree.levels[1:]
         #: sums over the compartment neighbours of each zero-area node (its children; its parent is one gather)
         self.zero_children = self.tree.subtree_sum(np.arange(self.n_segments, self.n_nodes))
 

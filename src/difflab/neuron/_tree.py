@@ -14,7 +14,8 @@ $$D_p \leftarrow D_p - \frac{L_i}{D_i} U_i, \qquad R_p \leftarrow R_p - \frac{L_
 then substitution from the root down: $x_i = (R_i - U_i\,x_{p(i)}) / D_i$. The levels form one table padded
 with a scratch node, and one `lax.scan` runs over its rows, so the compiled size does not grow with the depth;
 the cost is linear in the nodes. (Measured alternatives, 113-compartment cell, 100 members: a gather-only
-layout with the levels as rows of their own was 4.5× slower per solve, unrolling the scan 1.2× slower.)
+layout with the levels as rows of their own was 4.5× slower per solve; unrolling the scan was 2× faster alone
+and no faster inside the cable step.)
 
 Reference: Hines, Int. J. Biomed. Comput. 15:69 (1984).
 """
@@ -47,7 +48,7 @@ class NodeTree:
             if p >= 0:
                 children[p].append(node)
         self.children = GatherSum(children, n)
-        self._children = children
+        self._child_lists = children
         self.depth = depth = np.full(n, -1, dtype=np.int64)
         frontier, d = [self.root], 0
         while frontier:
@@ -64,7 +65,7 @@ class NodeTree:
 
     def subtree_sum(self, nodes: np.ndarray) -> GatherSum:
         """Sums over the children of `nodes` only (output `i` is node `nodes[i]`)."""
-        return GatherSum([self._children[i] for i in nodes], self.n_nodes)
+        return GatherSum([self._child_lists[i] for i in nodes], self.n_nodes)
 
     # ------------------------------------------------------------------ the solve
     def solve(self, diag: Array, upper: Array, lower: Array, rhs: Array) -> Array:
