@@ -24,7 +24,10 @@ of the step: $\tfrac{s}{2} A\delta = \text{rhs} - (\tfrac{c_m}{h} + \tfrac G2)\,
 $a_1 = a_0 + 2\,(\text{rhs} - (\tfrac{c_m}{h} + \tfrac G2)\,\delta)$, exact to rounding (the zero-area nodes'
 potentials are linear in their neighbours'). Only the first step computes $a_0$ from the tree. Evaluating
 the currents from the node potentials twice per step (for $f_0$ and the dense output's $f_1$) had cost a
-third of the step.
+third of the step. Below float64 the update's difference cancels tens of ulp per step, a random walk away
+from $s\,A V$ (the 113-compartment benchmark cell's float32 spikes drifted 0.002–0.005 ms from float64 over
+100 ms), so there the term is evaluated from the potentials every `_REFRESH_STEPS` = 4 steps (0.0002 ms; +10 %
+per float32 step, where every step's evaluation cost +47 %).
 
 Second order in $h$ (the tests check the slope); use it with fixed steps (`diffrax.ConstantStepSize`, the
 cell's default, 0.025 ms). The error estimate (corrector minus predictor) also lets an adaptive controller run it.
@@ -35,11 +38,14 @@ References: Hines, Int. J. Biomed. Comput. 15:69 (1984); Rush & Larsen, IEEE Tra
 from __future__ import annotations
 
 import diffrax
+import jax
 import jax.numpy as jnp
 
 from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 
 _DENSITY = 1e5
+#: below float64, steps between evaluations of the axial term from the potentials
+_REFRESH_STEPS = 4
 
 
 def _conductances(channels, gates):
@@ -137,8 +143,9 @@ class CableRushLarsenCN(AbstractVoltageStepSolver):
     """Rush–Larsen gates + Crank–Nicolson cable step on the tree (Hines); order 2. For [`Cell`][difflab.neuron.Cell].
 
     Reads the cell and the protocol from `args = (model, protocol)` as [`difflab.simulate`][] passes them;
-    the solver state holds the previous potentials and step (for the predictor) and the axial term at the
-    current state, which each step returns from its own solve (so a step never evaluates axial currents).
+    the solver state holds the previous potentials and step (for the predictor), the axial term at the
+    current state, which each step returns from its own solve (so a step never evaluates axial currents in
+    float64), and a step count for the float32 re-evaluation (module docstring).
     """
 
     def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
@@ -146,13 +153,18 @@ class CableRushLarsenCN(AbstractVoltageStepSolver):
 
     def init(self, terms, t0, t1, y0, args):
         V_prev, h_prev = super().init(terms, t0, t1, y0, args)
-        return V_prev, h_prev, axial_term(args[0], y0["V"])
+        return V_prev, h_prev, axial_term(args[0], y0["V"]), jnp.zeros((), jnp.int32)
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
         model, protocol = args
-        V_prev, h_prev, axial0 = solver_state
+        V_prev, h_prev, axial0, count = solver_state
         h = t1 - t0
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
         y1, err, (ya, yb, k0, k1), axial1 = cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0)
-        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype), axial1)
+        if jnp.finfo(y1["V"].dtype).bits < 64:
+            # the update from the solve's rows cancels digits (a random walk of tens of ulp per step); below
+            # float64 the term is re-evaluated from the potentials every few steps
+            count = (count + 1) % _REFRESH_STEPS
+            axial1 = jax.lax.cond(count == 0, lambda: axial_term(model, y1["V"]), lambda: axial1)
+        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype), axial1, count)
         return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
