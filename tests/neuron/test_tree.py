@@ -81,3 +81,7 @@ def test_node_tree_solve_derivatives_equal_a_dense_solves():
     _, want = jax.vmap(lambda *t: jax.jvp(lambda *a: loss(dense_solve, *a), args, t), out_axes=(None, 0))(
         tangents[0], tangents[1] * root_upper_free[None], tangents[2], tangents[3])  # fmt: skip
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+    # inputs that are not differentiated reach the rule as symbolic zeros (the cable step's axial coefficients)
+    partial = jax.grad(lambda d, r: loss(tree.solve, d, args[1], args[2], r), argnums=(0, 1))(args[0], args[3])
+    for got, want in zip(partial, (expected[0], expected[3]), strict=True):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)

@@ -19,8 +19,10 @@ members, 4.9 → 1.6 ms at 1000). (Measured alternatives: a gather-only layout w
 own was 4.5× slower per solve; unrolling the scan was 2× faster alone and no faster inside the cable step.)
 
 **Derivatives** are implicit: $A\dot x = \dot r - \dot A x$ is solved with the primal's eliminated diagonal
-$D$ and multipliers $L_i / D_i$, so a tangent (or, transposed, a cotangent) costs one elimination of a
-right-hand side and one substitution, not a differentiated elimination (one cell, six tangents: 94 → 46 µs).
+$D$ (the multiplier of node $i$ is $L_i / D_i$, its $D_i$ final once its children are eliminated), so a tangent
+(or, transposed, a cotangent) costs one elimination of a right-hand side and one substitution, not a
+differentiated elimination, and inputs that carry no tangent (the axial coefficients, unless the geometry or
+`Ra` is differentiated) cost nothing (one cell, six tangents of the diagonal: 94 → 32 µs per solve).
 
 Reference: Hines, Int. J. Biomed. Comput. 15:69 (1984).
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 from jaxtyping import Array
 
 from ._gather_sum import GatherSum
@@ -68,12 +71,11 @@ class NodeTree:
         for d, lv in enumerate(below_root):
             table[d, : lv.size] = lv
         self.n_scratch = width
+
         self.level_table = (table, np.concatenate([parent, n + np.arange(width)])[table])
         # the solve differentiates implicitly: A ẋ = ṙ − Ȧ x, solved with the primal's factors
-        self._solve = jax.custom_jvp(
-            lambda diag, upper, lower, rhs: self._factor_solve(diag, upper, lower, rhs, False)[0]
-        )
-        self._solve.defjvp(self._solve_jvp)
+        self._solve = jax.custom_jvp(lambda diag, upper, lower, rhs: self._factor_solve(diag, upper, lower, rhs)[0])
+        self._solve.defjvp(self._solve_jvp, symbolic_zeros=True)
 
     def subtree_sum(self, nodes: np.ndarray) -> GatherSum:
         """Sums over the children of `nodes` only (output `i` is node `nodes[i]`)."""
@@ -91,10 +93,11 @@ class NodeTree:
         x = jnp.moveaxis(x, -1, 0)
         return jnp.concatenate([x, jnp.full((self.n_scratch, *x.shape[1:]), value, x.dtype)], axis=0)
 
-    def _factor_solve(
-        self, diag: Array, upper: Array, lower: Array, rhs: Array, keep_factors: bool = True
-    ) -> tuple[Array, tuple]:
-        """The solution and the factors that solve another right-hand side: `(x, (D, U, F))`."""
+    def _factor_solve(self, diag: Array, upper: Array, lower: Array, rhs: Array) -> tuple[Array, tuple]:
+        """The solution and the factors that solve another right-hand side: `(x, (D, U, L))`.
+
+        The multiplier of node $i$ is $L_i / D_i$ with $D_i$ final (its children are eliminated before it).
+        """
         nodes, parents = self.level_table
         D, U, L, R = (self._nodes_first(x, v) for x, v in ((diag, 1.0), (upper, 0.0), (lower, 0.0), (rhs, 0.0)))
 
@@ -102,10 +105,10 @@ class NodeTree:
             D, R = carry
             idx, par = level
             f = L[idx] / D[idx]
-            return (D.at[par].add(-f * U[idx]), R.at[par].add(-f * R[idx])), (f if keep_factors else None)
+            return (D.at[par].add(-f * U[idx]), R.at[par].add(-f * R[idx])), None
 
-        (D, R), F = jax.lax.scan(eliminate, (D, R), (nodes[::-1], parents[::-1]))
-        return self._substitute(D, U, R), (D, U, F)
+        (D, R), _ = jax.lax.scan(eliminate, (D, R), (nodes[::-1], parents[::-1]))
+        return self._substitute(D, U, R), (D, U, L)
 
     def _substitute(self, D: Array, U: Array, R: Array) -> Array:
         nodes, parents = self.level_table
@@ -115,28 +118,37 @@ class NodeTree:
             idx, par = level
             return x.at[idx].set((R[idx] - U[idx] * x[par]) / D[idx], unique_indices=True), None
 
-        x, _ = jax.lax.scan(substitute, x, (nodes, parents))
+        x, _ = jax.lax.scan(
+            substitute,
+            x,
+            (nodes, parents),
+        )
         return jnp.moveaxis(x[: self.n_nodes], 0, -1)
 
     def _solve_factored(self, factors: tuple, rhs: Array) -> Array:
         """Solve for another right-hand side with the factors of `_factor_solve` (the matrix's work reused)."""
         nodes, parents = self.level_table
-        D, U, F = factors
-        R = self._nodes_first(rhs, 0.0)
+        D, U, L = factors
+        multiplier = L / D
 
         def eliminate(R, level):
-            idx, par, f = level
-            return R.at[par].add(-f * R[idx]), None
+            idx, par = level
+            return R.at[par].add(-multiplier[idx] * R[idx]), None
 
-        R, _ = jax.lax.scan(eliminate, R, (nodes[::-1], parents[::-1], F))
+        R, _ = jax.lax.scan(eliminate, self._nodes_first(rhs, 0.0), (nodes[::-1], parents[::-1]))
         return self._substitute(D, U, R)
 
-    def _matvec(self, diag: Array, upper: Array, lower: Array, x: Array) -> Array:
-        """$A x$ for the tree matrix given by `diag`, `upper`, `lower` (the root's `upper` has no parent)."""
-        up = jnp.where(self.parent >= 0, upper * x[..., self.parent_or_self], 0.0)
-        return diag * x + up + self.children(lower * x)
-
     def _solve_jvp(self, primals: tuple, tangents: tuple) -> tuple[Array, Array]:
-        x, factors = self._factor_solve(*primals)
-        d_diag, d_upper, d_lower, d_rhs = tangents
-        return x, self._solve_factored(factors, d_rhs - self._matvec(d_diag, d_upper, d_lower, x))
+        # tangents come as symbolic zeros where an input is not differentiated (the axial coefficients, mostly)
+        (diag, upper, lower, rhs), (d_diag, d_upper, d_lower, d_rhs) = primals, tangents
+        x, factors = self._factor_solve(diag, upper, lower, rhs)
+        rhs_dot = jnp.zeros_like(x)  # solve() broadcast every input to the solution's shape
+        if not isinstance(d_rhs, SymbolicZero):
+            rhs_dot = rhs_dot + d_rhs
+        if not isinstance(d_diag, SymbolicZero):
+            rhs_dot = rhs_dot - d_diag * x
+        if not isinstance(d_upper, SymbolicZero):  # the root's upper has no parent
+            rhs_dot = rhs_dot - jnp.where(self.parent >= 0, d_upper * x[..., self.parent_or_self], 0.0)
+        if not isinstance(d_lower, SymbolicZero):
+            rhs_dot = rhs_dot - self.children(d_lower * x)
+        return x, self._solve_factored(factors, rhs_dot)
