@@ -1,15 +1,16 @@
-"""`materialise`: the value passes through unchanged, under jit, vmap and both differentiation modes."""
+"""`materialise` and `materialise_tangent`: the value passes through unchanged, under jit, vmap and both
+differentiation modes."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from difflab.solvers._fusion import materialise
+from difflab.solvers._fusion import materialise, materialise_tangent
 
 
-def f(x, h):
+def f(x, h, barrier=materialise):
     value = x + h * jnp.sin(x)  # equals x when h = 0
-    return materialise(value, x, h) ** 2
+    return barrier(value, x, h) ** 2
 
 
 def test_value_and_derivatives_are_those_of_the_value():
@@ -31,3 +32,16 @@ def test_vmapped_over_steps_including_a_zero_step():
     got = jax.vmap(f, in_axes=(None, 0))(x, hs)
     want = (x[None, :] + hs[:, None] * jnp.sin(x)[None, :]) ** 2
     np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_tangent_barrier_keeps_values_and_derivatives_with_several_tangents():
+    """Forward mode with three tangents at once (vmap over jvp, as sensitivities run), reverse mode, h = 0 too."""
+    x = jnp.linspace(-1.0, 1.0, 3)
+    tangents = jnp.eye(3)
+    for h in (0.0, 0.3):
+        g = lambda x, h=h: f(x, h, materialise_tangent)  # noqa: E731
+        np.testing.assert_allclose(jax.jit(g)(x), (x + h * jnp.sin(x)) ** 2, rtol=1e-15)
+        jac = np.diag(2 * (x + h * jnp.sin(x)) * (1 + h * jnp.cos(x)))
+        _, fwd = jax.vmap(lambda t, g=g: jax.jvp(g, (x,), (t,)), out_axes=(None, 0))(tangents)
+        np.testing.assert_allclose(fwd, jac.T, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(jax.jacrev(g)(x), jac, rtol=1e-14, atol=1e-15)

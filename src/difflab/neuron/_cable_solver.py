@@ -29,6 +29,10 @@ from $s\,A V$ (the 113-compartment benchmark cell's float32 spikes drifted 0.002
 100 ms), so there the term is evaluated from the potentials every `_REFRESH_STEPS` = 4 steps (0.0002 ms; +10 %
 per float32 step, where every step's evaluation cost +47 %).
 
+Forward-mode sensitivities (what calibration uses) write the tangents of the averaged conductances to memory
+once (`materialise_tangent`); left to itself XLA recomputed the whole gating chain's tangents in each of their
+consumers (one cell, six tangents: 0.36 → 0.26 s for 100 ms). The plain solve is unchanged.
+
 Second order in $h$ (the tests check the slope); use it with fixed steps (`diffrax.ConstantStepSize`, the
 cell's default, 0.025 ms). The error estimate (corrector minus predictor) also lets an adaptive controller run it.
 
@@ -41,6 +45,7 @@ import diffrax
 import jax
 import jax.numpy as jnp
 
+from ..solvers._fusion import materialise_tangent
 from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 
 _DENSITY = 1e5
@@ -97,6 +102,8 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     G1, GE1 = _conductances(channels, y1)
     Gh, GEh = _conductances(channels, y_half)
     G, GE = (G0 + 4 * Gh + G1) / 6, (GE0 + 4 * GEh + GE1) / 6
+    # forward-mode sensitivities: XLA would recompute the tangents of G and GE in each of their consumers
+    G, GE = materialise_tangent((G, GE), (G0, GE0), h)
     # 3. voltage: Crank–Nicolson for δ = V1 − V0 on compartments, balance at the end of the step on zero-area nodes
     membrane = cm / h + G / 2
     rhs = I + GE - G * V0 - axial0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import equinox.internal as eqxi
+import jax
 from jax import lax
 
 
@@ -19,3 +20,23 @@ def materialise(value, value_at_zero_step, h):
     [`RushLarsenCN`][difflab.neuron.RushLarsenCN] (float32 ensemble step 11-20 % cheaper).
     """
     return lax.cond(eqxi.unvmap_any(h != 0), lambda: value, lambda: value_at_zero_step)
+
+
+@jax.custom_jvp
+def materialise_tangent(value, value_at_zero_step, h):
+    """`value` itself; under differentiation its tangent is written to memory once (see `materialise`).
+
+    For an intermediate that is cheap to fuse in a plain solve but whose tangents XLA would otherwise recompute
+    in every consumer: forward-mode sensitivities carry one tangent per parameter, so each duplicated kernel
+    costs that many times more. The plain solve is unchanged. Measured where used: the Simpson-averaged
+    conductances of the cable step (one cell, six forward-mode tangents: 0.36 -> 0.24 s for 4000 steps; the
+    same barrier on the values themselves made a 100-member ensemble 10 % slower).
+    """
+    return value
+
+
+@materialise_tangent.defjvp
+def _materialise_tangent_jvp(primals, tangents):
+    value, _, h = primals
+    t_value, t_zero_step, _ = tangents
+    return value, materialise(t_value, t_zero_step, h)
