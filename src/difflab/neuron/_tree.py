@@ -14,9 +14,11 @@ $$D_p \leftarrow D_p - \frac{L_i}{D_i} U_i, \qquad R_p \leftarrow R_p - \frac{L_
 then substitution from the root down: $x_i = (R_i - U_i\,x_{p(i)}) / D_i$. The levels form one table padded
 with scratch nodes, and one `lax.scan` runs over its rows, so the compiled size does not grow with the depth;
 the cost is linear in the nodes. The solve works on arrays with the nodes on the leading axis, so that a level's
-gathers and scatters move whole rows of an ensemble (113-compartment cell: 137 → 87 µs per solve at 100
-members, 4.9 → 1.6 ms at 1000). (Measured alternatives: a gather-only layout with the levels as rows of their
-own was 4.5× slower per solve; unrolling the scan was 2× faster alone and no faster inside the cable step.)
+gathers and scatters move whole rows of an ensemble (113-compartment cell, against the members leading:
+175 → 87–100 µs per solve at 100 members, 4.9–5.8 → 1.6–2.1 ms at 1000). Measured alternatives, all slower:
+a gather-only layout with the levels as rows of their own (4.5× per solve), the scan unrolled in Python or by
+`unroll=` (2–6× per solve on one cell), the level rows gathered before the loop (1.3–1.4×), and the diagonal and
+right-hand side stacked into one scatter (2× at 100 members, 1.15× faster on one cell).
 
 **Derivatives** are implicit: $A\dot x = \dot r - \dot A x$ is solved with the primal's eliminated diagonal
 $D$ (the multiplier of node $i$ is $L_i / D_i$, its $D_i$ final once its children are eliminated), so a tangent
