@@ -17,7 +17,7 @@ the cost is linear in the nodes. The solve works on arrays with the nodes on the
 gathers and scatters move whole rows of an ensemble (113-compartment cell, against the members leading:
 175 → 87–100 µs per solve at 100 members, 4.9–5.8 → 1.6–2.1 ms at 1000). Measured alternatives, all slower:
 a gather-only layout with the levels as rows of their own (4.5× per solve), the scan unrolled in Python or by
-`unroll=` (2–6× per solve on one cell), the level rows gathered before the loop (1.3–1.4×), and the diagonal and
+`unroll=` (1.5–6× per solve on one cell), the level rows gathered before the loop (1.3–1.4×), and the diagonal and
 right-hand side stacked into one scatter (2× at 100 members, 1.15× faster on one cell).
 
 **Derivatives** are implicit: $A\dot x = \dot r - \dot A x$ is solved with the primal's eliminated diagonal
