@@ -85,3 +85,19 @@ def test_node_tree_solve_derivatives_equal_a_dense_solves():
     partial = jax.grad(lambda d, r: loss(tree.solve, d, args[1], args[2], r), argnums=(0, 1))(args[0], args[3])
     for got, want in zip(partial, (expected[0], expected[3]), strict=True):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+
+
+def test_cell_with_its_tree_pickles_and_solves_the_same():
+    """Models are pickled to run elsewhere (processes, clusters): the tree's implicit solve lives at module level."""
+    import pickle
+
+    from difflab.neuron import Cell
+
+    cell = Cell.ball_and_stick(nseg=5)
+    again = pickle.loads(pickle.dumps(cell))
+    n = cell.morphology.n_nodes
+    rng = np.random.default_rng(3)
+    args = [
+        jnp.asarray(a) for a in (rng.uniform(3, 4, n), rng.uniform(-1, 0, n), rng.uniform(-1, 0, n), rng.normal(size=n))
+    ]
+    np.testing.assert_array_equal(again.morphology.tree.solve(*args), cell.morphology.tree.solve(*args))

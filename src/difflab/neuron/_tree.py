@@ -31,6 +31,8 @@ Reference: Hines, Int. J. Biomed. Comput. 15:69 (1984).
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -75,9 +77,6 @@ class NodeTree:
         self.n_scratch = width
 
         self.level_table = (table, np.concatenate([parent, n + np.arange(width)])[table])
-        # the solve differentiates implicitly: A ẋ = ṙ − Ȧ x, solved with the primal's factors
-        self._solve = jax.custom_jvp(lambda diag, upper, lower, rhs: self._factor_solve(diag, upper, lower, rhs)[0])
-        self._solve.defjvp(self._solve_jvp, symbolic_zeros=True)
 
     def subtree_sum(self, nodes: np.ndarray) -> GatherSum:
         """Sums over the children of `nodes` only (output `i` is node `nodes[i]`)."""
@@ -88,7 +87,7 @@ class NodeTree:
         """Solve the tree system (module docstring); arrays `(..., n_nodes)`, broadcast together."""
         batch = jnp.broadcast_shapes(diag.shape[:-1], upper.shape[:-1], lower.shape[:-1], rhs.shape[:-1])
         args = [jnp.broadcast_to(x, (*batch, self.n_nodes)) for x in (diag, upper, lower, rhs)]
-        return self._solve(*args)
+        return _implicit_solve(self, *args)
 
     def _nodes_first(self, x: Array, value: float) -> Array:
         # nodes on the leading axis and the scratch nodes appended: a level's gathers and scatters move whole rows
@@ -140,17 +139,28 @@ class NodeTree:
         R, _ = jax.lax.scan(eliminate, self._nodes_first(rhs, 0.0), (nodes[::-1], parents[::-1]))
         return self._substitute(D, U, R)
 
-    def _solve_jvp(self, primals: tuple, tangents: tuple) -> tuple[Array, Array]:
-        # tangents come as symbolic zeros where an input is not differentiated (the axial coefficients, mostly)
-        (diag, upper, lower, rhs), (d_diag, d_upper, d_lower, d_rhs) = primals, tangents
-        x, factors = self._factor_solve(diag, upper, lower, rhs)
-        rhs_dot = jnp.zeros_like(x)  # solve() broadcast every input to the solution's shape
-        if not isinstance(d_rhs, SymbolicZero):
-            rhs_dot = rhs_dot + d_rhs
-        if not isinstance(d_diag, SymbolicZero):
-            rhs_dot = rhs_dot - d_diag * x
-        if not isinstance(d_upper, SymbolicZero):  # the root's upper has no parent
-            rhs_dot = rhs_dot - jnp.where(self.parent >= 0, d_upper * x[..., self.parent_or_self], 0.0)
-        if not isinstance(d_lower, SymbolicZero):
-            rhs_dot = rhs_dot - self.children(d_lower * x)
-        return x, self._solve_factored(factors, rhs_dot)
+
+# the solve differentiates implicitly: A ẋ = ṙ − Ȧ x, solved with the primal's factors (a module-level function,
+# so that a tree, and the models holding it, pickle)
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _implicit_solve(tree: NodeTree, diag: Array, upper: Array, lower: Array, rhs: Array) -> Array:
+    return tree._factor_solve(diag, upper, lower, rhs)[0]
+
+
+def _implicit_solve_jvp(tree: NodeTree, primals: tuple, tangents: tuple) -> tuple[Array, Array]:
+    # tangents come as symbolic zeros where an input is not differentiated (the axial coefficients, mostly)
+    (diag, upper, lower, rhs), (d_diag, d_upper, d_lower, d_rhs) = primals, tangents
+    x, factors = tree._factor_solve(diag, upper, lower, rhs)
+    rhs_dot = jnp.zeros_like(x)  # solve() broadcast every input to the solution's shape
+    if not isinstance(d_rhs, SymbolicZero):
+        rhs_dot = rhs_dot + d_rhs
+    if not isinstance(d_diag, SymbolicZero):
+        rhs_dot = rhs_dot - d_diag * x
+    if not isinstance(d_upper, SymbolicZero):  # the root's upper has no parent
+        rhs_dot = rhs_dot - jnp.where(tree.parent >= 0, d_upper * x[..., tree.parent_or_self], 0.0)
+    if not isinstance(d_lower, SymbolicZero):
+        rhs_dot = rhs_dot - tree.children(d_lower * x)
+    return x, tree._solve_factored(factors, rhs_dot)
+
+
+_implicit_solve.defjvp(_implicit_solve_jvp, symbolic_zeros=True)
