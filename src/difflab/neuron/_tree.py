@@ -75,7 +75,6 @@ class NodeTree:
         for d, lv in enumerate(below_root):
             table[d, : lv.size] = lv
         self.n_scratch = width
-
         self.level_table = (table, np.concatenate([parent, n + np.arange(width)])[table])
 
     def subtree_sum(self, nodes: np.ndarray) -> GatherSum:
@@ -119,11 +118,7 @@ class NodeTree:
             idx, par = level
             return x.at[idx].set((R[idx] - U[idx] * x[par]) / D[idx], unique_indices=True), None
 
-        x, _ = jax.lax.scan(
-            substitute,
-            x,
-            (nodes, parents),
-        )
+        x, _ = jax.lax.scan(substitute, x, (nodes, parents))
         return jnp.moveaxis(x[: self.n_nodes], 0, -1)
 
     def _solve_factored(self, factors: tuple, rhs: Array) -> Array:
