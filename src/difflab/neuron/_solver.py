@@ -69,12 +69,22 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
-def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
-    """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring."""
+def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None):
+    """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring.
+
+    ``extra`` adds conductances that the step does not integrate itself (a network's synapses): their
+    ``(G, GE)`` (mS/cm², µA/cm²) at the step's start, their exact mean over the step and at its end. The mean
+    replaces their Simpson average, so a conductance that jumps inside the step (a spike's arrival) is exact.
+    `y1` holds the cell's own states only.
+    """
     C = model.C
     V0 = y0["V"]
     I = jnp.zeros_like(V0) if protocol is None else protocol(t0 + h / 2)
-    G0, GE0 = model.conductances(y0)
+    Gc0, GEc0 = model.conductances(y0)  # the cell's own
+    G0, GE0 = Gc0, GEc0
+    if extra is not None:
+        (Gx0, GEx0), (Gx_mean, GEx_mean), (Gx1, GEx1) = extra
+        G0, GE0 = Gc0 + Gx0, GEc0 + GEx0
     f0 = (I + GE0 - G0 * V0) / C
     # 1. predictor: quadratic extrapolation through the previous potential
     has_prev = h_prev > 0
@@ -99,7 +109,10 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev):
     # 3. voltage: Crank–Nicolson with the conductances averaged over the step by Simpson's rule
     G1, GE1 = model.conductances(y1)
     G_half, GE_half = model.conductances({g: x_half[i] for i, g in enumerate(names)})
-    G, GE = (G0 + 4 * G_half + G1) / 6, (GE0 + 4 * GE_half + GE1) / 6
+    G, GE = (Gc0 + 4 * G_half + G1) / 6, (GEc0 + 4 * GE_half + GE1) / 6
+    if extra is not None:  # their exact mean, not Simpson's rule (which would smear a jump inside the step)
+        G, GE = G + Gx_mean, GE + GEx_mean
+        G1, GE1 = G1 + Gx1, GE1 + GEx1
     c = C / h
     V1 = ((c - G / 2) * V0 + I + GE) / (c + G / 2)
     y1["V"] = V1

@@ -116,9 +116,10 @@ class AbstractSynapses(eqx.Module):
         pre = np.asarray(self.pre)
         arrival_times = spikes[..., pre, :] + _lift(self.delay[..., None], spikes.ndim)  # (..., synapses, buffer)
         inside = (arrival_times >= t0) & (arrival_times < t1)
-        arrived = jnp.any(inside, axis=-1)
-        latest = jnp.max(jnp.where(inside, arrival_times, t0), axis=-1)  # arrivals are >= t0
-        x = jnp.where(arrived, (t1 - latest) / tau, 0.0)  # in [0, delta]
+        # one reduction over the buffer: whether a spike arrives follows from the latest arrival
+        latest = jnp.max(jnp.where(inside, arrival_times, -jnp.inf), axis=-1)
+        arrived = latest >= t0
+        x = jnp.where(arrived, (t1 - jnp.where(arrived, latest, t0)) / tau, 0.0)  # in [0, delta]; double where
         new, area = self.arrival(x)
         state1 = decayed + jnp.where(arrived[..., None], new, 0.0)
         mean = mean + jnp.where(arrived, area, 0.0) / delta
@@ -309,8 +310,11 @@ class ExpSynapses(_AbstractOneTau):
         return state[..., 0]
 
     def arrival(self, x):
-        em1 = jnp.expm1(-x)
-        return (1 + em1)[..., None], -em1
+        # exp rather than expm1 (twice as fast in XLA, and evaluated for every synapse in every step): 1 - e^{-x}
+        # then has an absolute error of one ulp of 1, and the step's mean conductance w (1 - e^{-x}) / delta one
+        # of w ulp / delta, far below the kernel's scale w
+        e = jnp.exp(-x)
+        return e[..., None], 1 - e
 
     def decay(self, state, delta):
         em1 = jnp.expm1(-delta)
