@@ -45,7 +45,7 @@ import diffrax
 import jax
 import jax.numpy as jnp
 
-from ..solvers._fusion import materialise_tangent
+from ..solvers._fusion import materialise, materialise_tangent
 from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 
 _DENSITY = 1e5
@@ -91,6 +91,9 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     # 1. predictor
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
+    # written once, as in the point cell's step: otherwise XLA recomputes V_mid, and under forward-mode
+    # differentiation its tangents, in each kernel of the rates and gates (V_mid = V0 when h = 0)
+    V_mid = materialise(V_mid, V0, h)
     # 2. gates
     y1, y_half = {}, {}
     for _, ch, _ in channels:
