@@ -198,7 +198,7 @@ def test_float32_cell_is_solved_in_float32():
 
 def test_float32_axial_term_stays_consistent_with_the_potentials():
     """The axial term carried between steps is re-evaluated from the potentials every few steps in float32: a
-    branched cell's six somatic spikes over 100 ms stay within 0.001 ms of float64 (measured 0.0002 ms; carried
+    branched cell's six somatic spikes over 100 ms stay within 0.001 ms of float64 (measured 0.0002–0.0004 ms; carried
     from the solve's rows alone, its rounding walks the spikes 0.0023 ms away)."""
     secs, parents = [Section.cylinder("soma", 20.0, 20.0)], ["soma"]
     for L, diam in ((200.0, 2.0), (150.0, 1.5), (100.0, 1.0)):  # a binary tree of three levels, 113 compartments

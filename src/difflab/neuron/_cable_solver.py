@@ -26,7 +26,7 @@ potentials are linear in their neighbours'). Only the first step computes $a_0$ 
 the currents from the node potentials twice per step (for $f_0$ and the dense output's $f_1$) had cost a
 third of the step. Below float64 the update's difference cancels tens of ulp per step, a random walk away
 from $s\,A V$ (the 113-compartment benchmark cell's float32 spikes drifted 0.002–0.005 ms from float64 over
-100 ms), so there the term is evaluated from the potentials every `_REFRESH_STEPS` = 4 steps (0.0002 ms; +10 %
+100 ms), so there the term is evaluated from the potentials every `_REFRESH_STEPS` = 4 steps (0.0002–0.0004 ms; +10 %
 per float32 step, where every step's evaluation cost +47 %).
 
 Forward-mode sensitivities (what calibration uses) write the tangents of the averaged conductances to memory
