@@ -104,6 +104,7 @@ def simulate(
         model.check_state(y0)
         for name, value in y0.items():
             check_finite(value, f"y0[{name!r}]")
+    protocol = _in_state_precision(protocol, y0)
     # physical parameters: refused now when concrete; when traced, raised in the compiled program (throw) or the
     # member fails (its values NaN, succeeded false) without stopping the rest of an ensemble
     checks = model.physical_checks()
@@ -148,6 +149,25 @@ def simulate(
         variables=(time_info, *variables),
         provenance=_provenance(solver, controller, dt0, y0, "while" if grid is None else "scan"),
     )
+
+
+def _in_state_precision(protocol, y0):
+    """The protocol's arrays in the states' precision when that is single: a float32 model stays float32.
+
+    Recorded inputs arrive as float64 arrays (NumPy's default); in a float32 solve they would promote part of
+    each step to float64, and the step's float32 states then meet float64 values (XLA refuses mixed types in a
+    loop). Double precision states leave the protocol as it is; nothing is ever widened.
+    """
+    inexact = [leaf for leaf in jax.tree.leaves(y0) if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact)]
+    if protocol is None or not inexact or max(jnp.finfo(jnp.result_type(leaf)).bits for leaf in inexact) > 32:
+        return protocol
+
+    def narrow(x):
+        if not isinstance(x, jax.Array | np.ndarray) or jnp.finfo(x.dtype).bits <= 32:
+            return x
+        return x.astype(jnp.complex64 if jnp.issubdtype(x.dtype, jnp.complexfloating) else jnp.float32)
+
+    return jax.tree.map(lambda x: narrow(x) if jnp.issubdtype(jnp.result_type(x), jnp.inexact) else x, protocol)
 
 
 def _size(y) -> int:
