@@ -15,7 +15,7 @@ U[0.2, 1] nS, delays U[1, 3] ms.
   models differ, so the two networks' spike trains differ; the timing compares networks of the same size.
 
 Timing: compiled first, then difflab and Jaxley called in alternation (the Jaxley half is a second process driven
-one call at a time); medians of `--repeats`.
+one call at a time, with the same environment, `XLA_FLAGS` included); medians of `--repeats`.
 
     /work/venv-neuron/bin/python benchmarks/network_neuron.py --out /tmp/network_neuron.json
     python benchmarks/network_bench.py --peer-python /work/venv-jaxley/bin/python --neuron-json /tmp/network_neuron.json
@@ -201,7 +201,8 @@ def main():
     print(f"# network: {N_CELLS} HH cells, {N_SYN} synapses, {T_END:g} ms, float64, medians of {args.repeats}")
     print(f"load average (1, 5, 15 min) before {load[0]}, after {load[1]}; CPUs: {os.cpu_count()}")
     jx = f"Jaxley {ready['version']} (jax {ready['jax']})" if peer else "no Jaxley"
-    print(f"difflab {difflab.__version__}, jax {jax.__version__}; {jx}")
+    print(f"difflab {difflab.__version__}, jax {jax.__version__}; {jx}; XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r} "
+          f"(both processes)")  # fmt: skip
     print(f"difflab dt {DT} (loop {args.loop}): {sum(map(len, got))} spikes; reference {reference}: {total} spikes")
     print(f"spikes matching the reference within 0.05 ms (per cell, in order, up to the first miss): {matched}/{total};"
           f" worst of those {worst:.4f} ms; first miss at {first_off:.1f} ms")  # fmt: skip
