@@ -223,43 +223,31 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
 class NetworkRushLarsenCN(AbstractVoltageStepSolver):
     """The point cells' Rush–Larsen / Crank–Nicolson step with synapses and spike detection; for `Network`.
 
-    Its state holds each cell's longest outgoing delay, so that a spike pushed out of a full buffer before it has
-    arrived at all of the cell's synapses stops the solve (an `equinox.error_if` naming ``buffer``) instead of
-    being lost, and, stacked as one ``(4, ..., n_cells)`` array, what the step takes from the last one: the
-    potential and the step size (one value per cell, all equal) for the predictor, and the synapses' ``G`` and
-    ``G·E`` per cell at the step's start (the last step's end values: one scatter onto the cells fewer per step).
-
-    One array rather than four because XLA's loop on the CPU copies each carried array that the step still reads
-    after writing its successor, and each copy is a kernel of its own: with the four apart, the network of
-    `benchmarks/network_bench.py` (100 cells, 1000 synapses) took 39–43 µs per step, stacked 23–28 µs, with the
-    same results bit for bit.
+    Its state also holds the synapses' conductances per cell at the step's start (the last step's end values:
+    one scatter onto the cells fewer per step) and each cell's longest outgoing delay, so that a spike pushed out
+    of a full buffer before it has arrived at all of the cell's synapses stops the solve (an `equinox.error_if`
+    naming ``buffer``) instead of being lost.
     """
 
     def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
         return network_step(model, protocol, t0, h, y0, V_prev, h_prev)[:3]
 
     def init(self, terms, t0, t1, y0, args):
+        V0, h0 = super().init(terms, t0, t1, y0, args)
         net = args[0]
-        V0 = y0["V"]
-        history = _history(V0, jnp.zeros((), V0.dtype), *net.synaptic_conductance(y0))
-        return jax.lax.stop_gradient(net.longest_delays()), history
+        return V0, h0, jax.lax.stop_gradient(net.longest_delays()), net.synaptic_conductance(y0)
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
         model, protocol = args
-        reach, (V_prev, h_prev, G, GE) = solver_state
+        V_prev, h_prev, reach, start = solver_state
         h = t1 - t0
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)  # a jump leaves the smooth branch
-        y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, (G, GE))
+        y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, start)
         lost = crossed & (y0["spikes"][..., -1] + reach >= t1)  # the dropped spike has not arrived everywhere
         y1["spikes"] = eqx.error_if(
             y1["spikes"], jnp.any(lost),
             f"Network: a cell fired more spikes within its longest outgoing delay than buffer={model.buffer} keeps, "
             "so one would be lost before arriving; pass a larger buffer to Network",
         )  # fmt: skip
-        new_state = (reach, _history(y0["V"], h, *end))
+        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype), reach, end)
         return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
-
-
-def _history(V, h, G, GE) -> Array:
-    """``(V, h, G, GE)`` of a step's start as one ``(4, ..., n_cells)`` array (``h`` broadcast, in V's dtype)."""
-    return jnp.stack(jnp.broadcast_arrays(V, jnp.asarray(h, V.dtype), G, GE))
