@@ -86,18 +86,13 @@ def compile_all():
     observe = lambda t, y, a: {"V": y["V"]}  # noqa: E731
     for name, (net, protocol, traced) in all_cases.items():
         print(MARK + name, file=sys.stderr, flush=True)
-        if traced:
-            w = net.synapses[0].weight
 
-            def run(s, net=net, protocol=protocol, w=w):
-                model = net.replace(**{"synapses.0.weight": w * s})
-                return difflab.simulate(model, protocol, ts, dt0=0.025, observe=observe).ys["V"]
+        def run(scale, net=net, protocol=protocol, traced=traced):
+            # traced: the weights scaled by a jit argument, as in a fit; else the network's constants
+            model = net.replace(**{"synapses.0.weight": net.synapses[0].weight * scale}) if traced else net
+            return difflab.simulate(model, protocol, ts, dt0=0.025, observe=observe).ys["V"]
 
-            jax.block_until_ready(jax.jit(run)(jnp.asarray(1.0)))
-        else:
-            run = jax.jit(lambda net=net, protocol=protocol: difflab.simulate(net, protocol, ts, dt0=0.025,
-                                                                               observe=observe).ys["V"])  # fmt: skip
-            jax.block_until_ready(run())
+        jax.block_until_ready(jax.jit(run)(jnp.asarray(1.0)))
 
 
 def parse_graph(log: str):
