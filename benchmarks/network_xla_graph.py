@@ -21,6 +21,7 @@ criterion, not a timing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -33,43 +34,58 @@ MARK = "#network-case "
 
 
 def cases():
-    """Name -> (network, protocol, weights traced?); the benchmark network and random variants."""
+    """Name -> case: the benchmark network and random variants (kinds, precision, inputs, traced weights)."""
     import jax.numpy as jnp
     from network_bench import N_CELLS, network
 
     import difflab
-    from difflab.neuron import Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
+    from difflab.neuron import AlphaSynapses, Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
 
     t_end = 10.0
     drive, pre, post, weight, delay, E = network()
     bench = Network(HodgkinHuxley.squid_axon(), ExpSynapses(pre, post, weight, delay, tau=2.0, E=E), N_CELLS)
     step = difflab.Step(jnp.asarray(drive), 0.0, 2 * t_end)
 
-    def random(seed, populations):
+    def random(seed, populations, dtype=jnp.float64, recorded=False):
         rng = np.random.default_rng(seed)
         pairs = rng.choice(N_CELLS * N_CELLS, 1000, replace=False)
         pre, post = pairs // N_CELLS, pairs % N_CELLS
         keep = pre != post
         pre, post = pre[keep], post[keep]
-        n, e = pre.size, pre.size * 4 // 5
+        n = pre.size
+        w, d = rng.uniform(2e-4, 1e-3, n), rng.uniform(0.5, 4, n)
+        cut = [n * k // populations for k in range(populations + 1)]
+        parts = [slice(lo, hi) for lo, hi in itertools.pairwise(cut)]
+        kinds = [
+            lambda p: ExpSynapses(pre[p], post[p], w[p], d[p], tau=2.0),
+            lambda p: Exp2Synapses(pre[p], post[p], w[p], d[p], tau1=0.5, tau2=3.0, E=-80.0),
+            lambda p: AlphaSynapses(pre[p], post[p], w[p], d[p], tau=1.5, E=-70.0),
+        ]
         if populations == 1:
             E = np.where(np.arange(n) % 5 == 0, -80.0, 0.0)
-            syn = (ExpSynapses(pre, post, rng.uniform(2e-4, 1e-3, n), rng.uniform(0.5, 4, n), tau=2.0, E=E),)
+            syn = (ExpSynapses(pre, post, w, d, tau=2.0, E=E),)
         else:
-            syn = (
-                ExpSynapses(pre[:e], post[:e], rng.uniform(2e-4, 1e-3, e), rng.uniform(0.5, 4, e), tau=2.0),
-                Exp2Synapses(pre[e:], post[e:], rng.uniform(2e-4, 1e-3, n - e), rng.uniform(0.5, 4, n - e),
-                             tau1=0.5, tau2=3.0, E=-80.0),
-            )  # fmt: skip
-        drive = difflab.Step(jnp.asarray(rng.uniform(6.5, 12.0, N_CELLS)), 0.0, 2 * t_end)
-        return Network(HodgkinHuxley.squid_axon(), syn, N_CELLS), drive
+            syn = tuple(kind(p) for kind, p in zip(kinds, parts))
+        level = rng.uniform(6.5, 12.0, N_CELLS)
+        if recorded:  # a noisy recorded current per cell, sampled every 0.1 ms
+            times = np.arange(0.0, 2 * t_end, 0.1)
+            values = level + rng.normal(0.0, 2.0, (times.size, N_CELLS))
+            drive = difflab.Sampled(jnp.asarray(times, dtype), jnp.asarray(values, dtype))
+        else:
+            drive = difflab.Step(jnp.asarray(level, dtype), 0.0, 2 * t_end)
+        return dict(net=Network(HodgkinHuxley.squid_axon(dtype), syn, N_CELLS), protocol=drive)
 
     return t_end, {
-        "benchmark network": (bench, step, False),
-        "benchmark network, weights traced (as in a fit)": (bench, step, True),
-        "random, 1 population (seed 3)": (*random(3, 1), False),
-        "random, 2 populations (seed 3)": (*random(3, 2), False),
-        "random, 2 populations (seed 4)": (*random(4, 2), False),
+        "benchmark network": dict(net=bench, protocol=step),
+        "benchmark network, weights traced (as in a fit)": dict(net=bench, protocol=step, traced=True),
+        "benchmark network, every state saved": dict(net=bench, protocol=step, observe_all=True),
+        "random, 1 population (seed 3)": random(3, 1),
+        "random, Exp + Exp2 (seed 3)": random(3, 2),
+        "random, Exp + Exp2 (seed 4)": random(4, 2),
+        "random, Exp + Exp2, weights traced (seed 3)": dict(random(3, 2), traced=True),
+        "random, Exp + Exp2 + Alpha (seed 3)": random(3, 3),
+        "random, Exp + Exp2, recorded noisy input (seed 3)": random(3, 2, recorded=True),
+        "random, Exp + Exp2, float32 (seed 3)": random(3, 2, dtype=jnp.float32),
     }
 
 
@@ -83,16 +99,18 @@ def compile_all():
     jax.config.update("jax_enable_x64", True)
     t_end, all_cases = cases()
     ts = np.arange(round(t_end / 0.025) + 1) * 0.025
-    observe = lambda t, y, a: {"V": y["V"]}  # noqa: E731
-    for name, (net, protocol, traced) in all_cases.items():
+    for name, case in all_cases.items():
         print(MARK + name, file=sys.stderr, flush=True)
+        net = case["net"]
+        observe = None if case.get("observe_all") else (lambda t, y, a: {"V": y["V"]})
+        traced = case.get("traced", False)
 
-        def run(scale, net=net, protocol=protocol, traced=traced):
+        def run(scale, net=net, protocol=case["protocol"], traced=traced, observe=observe):
             # traced: the weights scaled by a jit argument, as in a fit; else the network's constants
             model = net.replace(**{"synapses.0.weight": net.synapses[0].weight * scale}) if traced else net
-            return difflab.simulate(model, protocol, ts, dt0=0.025, observe=observe).ys["V"]
+            return difflab.simulate(model, protocol, ts.astype(net.area.dtype), dt0=0.025, observe=observe).ys
 
-        jax.block_until_ready(jax.jit(run)(jnp.asarray(1.0)))
+        jax.block_until_ready(jax.jit(run)(jnp.asarray(1.0, net.area.dtype)))
 
 
 def parse_graph(log: str):

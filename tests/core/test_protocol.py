@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import difflab
+from difflab.core._protocol import on_uniform_grid, sample_spacing, search_samples
 
 
 def test_step_ramp_constant_values_and_jumps():
@@ -75,3 +76,42 @@ def test_bad_samples_are_refused_with_the_argument_named():
         difflab.PiecewiseLinear([0.0, 1.0, 2.0], [0.0, 1.0])
     with pytest.raises(ValueError, match="stop must be > start"):
         difflab.Step(1.0, 5.0, 2.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("n", "dt", "t0"), [(40001, 0.025, 0.0), (1000, 0.1, 5.0), (2, 1.0, -3.0), (100000, 0.02, 12.5)]
+)
+def test_samples_on_a_grid_are_found_without_a_search(dtype, n, dt, t0):
+    """On a uniform grid (float32 times of a 1000 ms recording at 0.025 ms included) the direct lookup gives
+    `jnp.searchsorted`'s index exactly: at every sample, just before and after it, and at random times."""
+    times = jnp.asarray((t0 + np.arange(n) * dt).astype(dtype))
+    spacing = sample_spacing(times)
+    assert on_uniform_grid(times, spacing)
+    rng = np.random.default_rng(0)
+    grid = np.asarray(times)
+    queries = np.concatenate([grid, np.nextafter(grid, -np.inf), np.nextafter(grid, np.inf),
+                              rng.uniform(t0 - 2, t0 + n * dt + 2, 5000)]).astype(dtype)  # fmt: skip
+    # XLA's own search as the reference: the CPU flushes subnormal times (the one below 0) to zero, as NumPy does not
+    want = np.asarray(jnp.searchsorted(times, jnp.asarray(queries), side="right"))
+    np.testing.assert_array_equal(np.asarray(search_samples(times, jnp.asarray(queries), spacing)), want)
+    np.testing.assert_array_equal(np.asarray(search_samples(times, jnp.asarray(queries))), want)
+
+
+def test_recordings_off_a_grid_are_searched():
+    """Sample times jittered by up to 0.04 ms around a 0.1 ms grid are not taken for a grid: held and interpolated
+    values still follow the samples (exactly; 1e-14 for the interpolation)."""
+    rng = np.random.default_rng(1)
+    times = np.arange(200) * 0.1 + rng.uniform(-0.04, 0.04, 200)
+    values = rng.normal(size=200)
+    held = difflab.Sampled(times, values)
+    assert not held.on_grid
+    assert difflab.Sampled(np.arange(200) * 0.1, values).on_grid
+    t = rng.uniform(times[0], times[-1], 300)
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(held)(jnp.asarray(t))), values[np.searchsorted(times, t, "right") - 1]
+    )
+    linear = difflab.Sampled(times, values, mode="linear")
+    np.testing.assert_allclose(
+        np.asarray(jax.vmap(linear)(jnp.asarray(t))), np.interp(t, times, values), rtol=0, atol=1e-14
+    )

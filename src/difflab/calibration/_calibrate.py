@@ -344,7 +344,7 @@ def _members(protocol, fit: FitData, starts: int):
         except (ValueError, TypeError) as err:
             raise ValueError(
                 "the protocols of the recordings must be of one kind and shape (e.g. Sampled inputs of one "
-                f"length, spacing and mode) to be fitted together; {err}"
+                f"length, spacing, grid (uniform or not) and mode) to be fitted together; {err}"
             ) from None
     else:
         _check_covers(protocol, fit.ts, "protocol")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import abc
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
@@ -131,13 +130,17 @@ class AbstractInterpolated(AbstractProtocol):
     #: The shortest sample spacing, fixed when the samples are given (static: it sets the step of a
     #: compiled solve, and must be known when the samples themselves are traced, as in a fit).
     spacing: float = eqx.field(static=True)
+    #: Whether the samples lie on a uniform grid (each within a quarter spacing of ``times[0] + k·spacing``;
+    #: fixed with `spacing`): then a sample is found from ``t`` directly, not by a search.
+    on_grid: bool = eqx.field(static=True)
 
     def __init__(self, times: ArrayLike, values: ArrayLike):
         self.times, self.values = _check_samples(times, values)
         self.spacing = sample_spacing(self.times)
+        self.on_grid = on_uniform_grid(self.times, self.spacing)
 
     def __call__(self, t: ArrayLike) -> Array:
-        return interp_rows(t, self.times, self.values)
+        return interp_rows(t, self.times, self.values, self.spacing if self.on_grid else None)
 
     def time_scale(self) -> float:
         """The shortest sample spacing (for a uniform grid, its span over the number of intervals)."""
@@ -186,12 +189,14 @@ class Sampled(AbstractInterpolated):
             raise ValueError(f"mode must be one of {SAMPLED_MODES}; got {mode!r}")
         self.times, self.values = _check_samples(times, values)
         self.spacing = sample_spacing(self.times)
+        self.on_grid = on_uniform_grid(self.times, self.spacing)
         self.mode = mode
 
     def __call__(self, t: ArrayLike) -> Array:
+        spacing = self.spacing if self.on_grid else None
         if self.mode == "linear":
-            return interp_rows(t, self.times, self.values)
-        index = jnp.clip(jnp.searchsorted(self.times, t, side="right") - 1, 0, self.times.shape[0] - 1)
+            return interp_rows(t, self.times, self.values, spacing)
+        index = jnp.clip(search_samples(self.times, t, spacing) - 1, 0, self.times.shape[0] - 1)
         return self.values[index]
 
 
@@ -245,15 +250,57 @@ def min_concrete(x) -> float:
     return float(values.min()) if values.size else np.inf
 
 
-def interp_rows(t: ArrayLike, times: Array, values: Array) -> Array:
+def interp_rows(t: ArrayLike, times: Array, values: Array, spacing: float | None = None) -> Array:
     """Linear interpolation of the rows of `values` (first axis on `times`) at `t`, clamped at the ends.
 
     The result has shape `t.shape + values.shape[1:]`; used by `Sampled(mode="linear")` (scalar `t`) and by the
-    calibration objective to carry a simulated grid onto the data times (vector `t`).
+    calibration objective to carry a simulated grid onto the data times (vector `t`). One search for all columns
+    (see `search_samples`, ``spacing`` included), then `jnp.interp`'s formula.
     """
-    flat = values.reshape(values.shape[0], -1)
-    out = jax.vmap(lambda column: jnp.interp(t, times, column), in_axes=1, out_axes=-1)(flat)
-    return out.reshape(jnp.shape(t) + values.shape[1:])
+    t = jnp.asarray(t)
+    i = jnp.clip(search_samples(times, t, spacing), 1, times.shape[0] - 1)
+    lift = (...,) + (None,) * (values.ndim - 1)  # t's axes, then values' trailing ones
+    t0, t1 = times[i - 1][lift], times[i][lift]
+    v0, v1 = values[i - 1], values[i]
+    dx = t1 - t0
+    flat = jnp.abs(dx) <= np.spacing(np.finfo(dx.dtype).eps)  # no NaN gradient where two samples coincide
+    out = jnp.where(flat, v0, v0 + ((t[lift] - t0) / jnp.where(flat, 1, dx)) * (v1 - v0))
+    out = jnp.where(t[lift] < times[0], values[0], out)
+    return jnp.where(t[lift] > times[-1], values[-1], out)
+
+
+def search_samples(times: Array, t: ArrayLike, spacing: float | None = None) -> Array:
+    r"""The number of samples at or before ``t``: `jnp.searchsorted(times, t, side="right")`, found without a loop.
+
+    - ``spacing`` given (samples on a uniform grid, see `on_uniform_grid`): $k = \lfloor (t - t_0)/\Delta \rfloor$
+      is then off by at most one, and one comparison each way corrects it: a few operations whatever the
+      recording's length.
+    - Otherwise a binary search as straight-line code (``method="scan_unrolled"``, about log2(len(times))
+      halvings). The default method is a loop of its own, which XLA's CPU runtime runs inside a simulation's
+      step as a nested loop with its own start-up, and whose constants it copies at every step's start.
+    """
+    t = jnp.asarray(t)
+    if spacing is None:
+        return jnp.searchsorted(times, t, side="right", method="scan_unrolled")
+    last = times.shape[0] - 1
+    guess = jnp.floor((t - times[0]) / spacing)
+    k = jnp.clip(guess, -1, last).astype(jnp.int32)  # the last sample at or before t; -1 before the first
+    k = jnp.where((k >= 0) & (times[jnp.maximum(k, 0)] > t), k - 1, k)
+    k = jnp.where((k < last) & (times[jnp.minimum(k + 1, last)] <= t), k + 1, k)
+    return k + 1
+
+
+def on_uniform_grid(times, spacing: float) -> bool:
+    r"""Whether concrete ``times`` lie each within a quarter ``spacing`` of ``times[0] + k·spacing``.
+
+    Then $\lfloor (t - t_0)/\Delta \rfloor$ is within one of the sample before ``t`` (see `search_samples`).
+    Traced times are not known to: ``False``.
+    """
+    if not (is_concrete(times) and np.isfinite(spacing)):
+        return False
+    t = np.asarray(times, dtype=float)
+    ideal = t[0] + np.arange(t.size) * spacing
+    return bool(np.max(np.abs(t - ideal)) <= 0.25 * spacing)
 
 
 def _check_samples(times: ArrayLike, values: ArrayLike) -> tuple[Array, Array]:

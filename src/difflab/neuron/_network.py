@@ -8,11 +8,11 @@ $$C \frac{dV_i}{dt} = I_i(t) - \sum_c G_c (V_i - E_c)
 $I_i$ in µA/cm² (the protocol's value, one per cell or shared), $g_k$ in µS (see `AbstractSynapses`). A spike
 is an upward crossing of ``threshold`` (mV), timed by linear interpolation inside the step; each cell keeps its
 last ``buffer`` spike times in the state ``spikes`` (ms, ``-1e4`` where empty), newest first, until they have
-arrived at all its synapses. Each synapse population carries its conductances as a state (``"synapses.0"``, …:
-the kernel sums of `AbstractSynapses`, conductance / weight), decayed in closed form every step, with the spikes
-that arrive inside the step added at their exact times. The buffer must hold the spikes a cell fires within its
-longest outgoing delay (4 covers 4 spikes in that time); a spike that would leave it before arriving everywhere
-stops the solve with an error naming ``buffer``.
+arrived at all its synapses. The synapses carry their conductances as one state, ``"synapses"`` (the kernel
+sums of `AbstractSynapses`, conductance / weight; the populations one after another), decayed in closed form
+every step, with the spikes that arrive inside the step added at their exact times. The buffer must hold the
+spikes a cell fires within its longest outgoing delay (4 covers 4 spikes in that time); a spike that would leave
+it before arriving everywhere stops the solve with an error naming ``buffer``.
 
 The solver [`NetworkRushLarsenCN`][difflab.neuron.NetworkRushLarsenCN] is the point cell's scheme with the
 synaptic conductances' exact means over the step added to the channels' Simpson averages (a spike arriving
@@ -20,10 +20,17 @@ inside a step makes a conductance jump, which Simpson's rule would smear into a 
 detection; a delay must be at least one step, so that no spike acts inside the step that found it. Its steps
 are constant (the default controller): then at most one spike arrives per synapse and step (see
 `AbstractSynapses.advance`).
+
+**One pass over all synapses.** The step treats the populations as one: one gather of the spikes that arrive
+(`latest_arrival`), one elementwise update (each population's part with its own time constants, which XLA
+fuses into one kernel) and one scatter onto the cells, with one state array. Its number of kernels (XLA's
+compiled units) is then the same for one population or five; on the CPU that matters beyond the work itself
+(see `NetworkRushLarsenCN`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -35,9 +42,10 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, StateInfo
+from ..core._checks import is_concrete
 from ._cell import HodgkinHuxley
 from ._solver import AbstractVoltageStepSolver, _safe_div, rush_larsen_cn_step
-from ._synapses import AbstractSynapses
+from ._synapses import AbstractSynapses, decay_factors, latest_arrival
 
 _DENSITY = 1e5
 _EMPTY = -1e4  # ms: a spike time so far in the past that no kernel reaches the present
@@ -56,8 +64,9 @@ class Network(AbstractModel):
         buffer: spike times kept per cell until they have arrived (at least the spikes a cell fires within its
             longest outgoing delay).
 
-    States: ``V``, the gates (``(n_cells,)`` each), ``spikes`` (``(n_cells, buffer)``) and one per synapse
-    population, ``"synapses.0"``, … (``(synapses, components)``: the kernel sums, conductance / weight).
+    States: ``V``, the gates (``(n_cells,)`` each), ``spikes`` (``(n_cells, buffer)``) and ``synapses``
+    (``(synapses, components)``: the kernel sums $B$, $D$ of `AbstractSynapses`' family, all populations one
+    after another; one component, $B$, when all are `ExpSynapses`, and their first column among other kinds).
     Parameters by name: the cells' (``"cells.channels.na.gbar"``, aliases ``gNa`` …) and
     ``"synapses.0.weight"``, ``"synapses.0.delay"`` … of each population.
     """
@@ -108,11 +117,8 @@ class Network(AbstractModel):
     @property
     def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         spikes = StateInfo("spikes", "ms", "last spike times per cell, newest first")
-        kernels = tuple(
-            StateInfo(f"synapses.{k}", "1", f"kernel sums of synapse population {k} (conductance / weight)")
-            for k in range(len(self.synapses))
-        )
-        return (*self.cells.states, spikes, *kernels)
+        kernels = StateInfo("synapses", "1", "kernel sums of the synapses, populations in order (conductance / weight)")
+        return (*self.cells.states, spikes, kernels)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
         """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path.
@@ -128,8 +134,7 @@ class Network(AbstractModel):
     def initial_state(self) -> dict[str, Array]:
         y = {k: jnp.broadcast_to(v, (self.n_cells,)) for k, v in self.cells.initial_state().items()}
         y["spikes"] = jnp.full((self.n_cells, self.buffer), _EMPTY, y["V"].dtype)
-        for k, syn in enumerate(self.synapses):
-            y[f"synapses.{k}"] = syn.initial_state().astype(y["V"].dtype)
+        y["synapses"] = self.pack_states([syn.initial_state().astype(y["V"].dtype) for syn in self.synapses])
         return y
 
     def longest_delays(self) -> Array:
@@ -143,31 +148,93 @@ class Network(AbstractModel):
 
     def cell_state(self, y: dict[str, Array]) -> dict[str, Array]:
         """The cells' own states: ``V`` and the gates."""
-        return {k: v for k, v in y.items() if k != "spikes" and not k.startswith("synapses.")}
+        return {k: v for k, v in y.items() if k not in ("spikes", "synapses")}
 
-    def to_cells(self, quantities: Sequence[Sequence[Array]]) -> list[tuple[Array, Array]]:
+    def pack(self, values: Sequence[Array]) -> Array:
+        """One per-synapse array (``(..., synapses)`` each, one per population) as one, the populations in order."""
+        values = [jnp.asarray(v) for v in values]
+        if len(values) == 1:
+            return values[0]
+        batch = jnp.broadcast_shapes(*(v.shape[:-1] for v in values))
+        return jnp.concatenate([jnp.broadcast_to(v, (*batch, v.shape[-1])) for v in values], axis=-1)
+
+    def components(self) -> int:
+        """Numbers carried per synapse: 1 when every kernel is a pure exponential, else 2."""
+        return max(syn.components for syn in self.synapses)
+
+    def _rows(self) -> list[slice]:
+        """Each population's rows in the packed synapse arrays."""
+        bounds = np.cumsum([0] + [len(syn.pre) for syn in self.synapses])
+        return [slice(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
+
+    def pack_states(self, states: Sequence[Array]) -> Array:
+        """The populations' states (``(..., synapses, components)``) as the network's one ``synapses`` state.
+
+        A population with fewer components than the widest (an `ExpSynapses` among two-state kinds) fills the
+        first column and leaves zeros in the other.
+        """
+        width = self.components()
+        padded = [jnp.pad(s, [(0, 0)] * (s.ndim - 1) + [(0, width - s.shape[-1])]) for s in states]
+        if len(padded) == 1:
+            return padded[0]
+        batch = jnp.broadcast_shapes(*(s.shape[:-2] for s in padded))
+        return jnp.concatenate([jnp.broadcast_to(s, (*batch, *s.shape[-2:])) for s in padded], axis=-2)
+
+    def unpack_states(self, state: Array) -> list[Array]:
+        """The network's ``synapses`` state as one state per population (the inverse of `pack_states`)."""
+        return [state[..., rows, : syn.components] for syn, rows in zip(self.synapses, self._rows(), strict=True)]
+
+    def to_cells(self, quantities: Sequence[Array]) -> list[tuple[Array, Array]]:
         """Sum per-synapse conductances onto their cells: ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell.
 
         ``quantities`` holds, for each quantity (say the conductance at a step's start, its mean and its end
-        value), one array per population (µS, ``(..., synapses)``); one scatter per population carries them all.
+        value), the values of all synapses (µS, ``(..., synapses)``, packed as by `pack`); one scatter carries
+        them all.
         """
         scale = (_DENSITY / self.area)[..., None, None, None]
-        m = len(quantities)
-        total = jnp.zeros((), self.area.dtype)  # in the network's precision
-        for k, syn in enumerate(self.synapses):
-            g = jnp.stack([q[k] for q in quantities], axis=-1)  # (..., synapses, m)
-            by = jnp.stack([jnp.ones_like(syn.E), syn.E], axis=-1)  # (..., synapses, 2): G and G·E
-            # an outer product, not a concatenation: XLA emits a concatenation element by element with a branch
-            # per operand, the product as one vectorised loop (the scatter's input cost half as much)
-            columns = by[..., :, None] * g[..., None, :] * scale  # (..., synapses, 2, m)
-            cells = jnp.zeros((*columns.shape[:-3], self.n_cells, 2, m), columns.dtype)
-            total = total + cells.at[..., np.asarray(syn.post), :, :].add(columns)
-        return [(total[..., 0, j], total[..., 1, j]) for j in range(m)]
+        g = jnp.stack(list(quantities), axis=-1)  # (..., synapses, m)
+        E = self.pack([syn.E for syn in self.synapses])
+        by = jnp.stack([jnp.ones_like(E), E], axis=-1)  # (..., synapses, 2): G and G·E
+        # an outer product, not a concatenation: XLA emits a concatenation element by element with a branch per
+        # operand, the product as one vectorised loop (the scatter's input cost half as much)
+        columns = by[..., :, None] * g[..., None, :] * scale  # (..., synapses, 2, m)
+        cells = jnp.zeros((*columns.shape[:-3], self.n_cells, 2, len(quantities)), columns.dtype)
+        post = np.concatenate([np.asarray(syn.post, dtype=int) for syn in self.synapses])
+        total = cells.at[..., post, :, :].add(columns)
+        return [(total[..., 0, j], total[..., 1, j]) for j in range(len(quantities))]
 
     def synaptic_conductance(self, y: dict[str, Array]) -> tuple[Array, Array]:
         """The synapses' ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell in the state ``y``."""
-        g = [syn.weight * syn.state_kernel(y[f"synapses.{k}"]) for k, syn in enumerate(self.synapses)]
+        states = self.unpack_states(y["synapses"])
+        g = self.pack([syn.weight * syn.state_kernel(s) for syn, s in zip(self.synapses, states, strict=True)])
         return self.to_cells([g])[0]
+
+    def advance_synapses(self, state: Array, t0: Array, t1: Array, spikes: Array):
+        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed) and the state.
+
+        As `AbstractSynapses.advance` for every population, with the arrivals of all found by one search. A
+        population whose synapses share their time constants (known values, one for all) has its step's decay
+        factors as single numbers, and those of all such populations come from one operation; each population
+        then steps elementwise with its own number of components.
+        """
+        h = t1 - t0
+        tau = self.pack([syn.time_scale() for syn in self.synapses])
+        pre = np.concatenate([np.asarray(syn.pre, dtype=int) for syn in self.synapses])
+        x, arrived = latest_arrival(spikes, pre, self.pack([syn.delay for syn in self.synapses]), tau, t0, t1)
+        taus = [_shared(syn.time_scale()) for syn in self.synapses]
+        cs = [_shared(syn.form()[2]) for syn in self.synapses]
+        factors = [decay_factors(c, h / t) for c, t in zip(cs, taus, strict=True)]
+        one = [k for k, (c, t) in enumerate(zip(cs, taus, strict=True)) if jnp.ndim(c) == jnp.ndim(t) == 0]
+        if len(one) > 1:  # one operation for all populations' numbers
+            joint = decay_factors(jnp.stack([cs[k] for k in one]), h / jnp.stack([taus[k] for k in one]))
+            for i, k in enumerate(one):
+                factors[k] = (joint[0][i], joint[1][i], joint[2][i])
+        parts = [
+            syn.step_state(s, f, x[..., rows], arrived[..., rows])
+            for syn, s, f, rows in zip(self.synapses, self.unpack_states(state), factors, self._rows(), strict=True)
+        ]
+        g0, mean, g1 = (self.pack([p[j] for p in parts]) for j in range(3))
+        return g0, mean, g1, self.pack_states([p[3] for p in parts])
 
     def vector_field(self, t, y, args):
         """The membrane equations between spike arrivals (spike detection and arrivals are the solver's)."""
@@ -176,8 +243,10 @@ class Network(AbstractModel):
         dy = self.cells.vector_field(t, self.cell_state(y), None)
         dy["V"] = dy["V"] + (I + GE - G * y["V"]) / self.cells.C
         dy["spikes"] = jnp.zeros_like(y["spikes"])
-        for k, syn in enumerate(self.synapses):
-            dy[f"synapses.{k}"] = syn.state_derivative(y[f"synapses.{k}"])
+        states = self.unpack_states(y["synapses"])
+        dy["synapses"] = self.pack_states(
+            [syn.state_derivative(s) for syn, s in zip(self.synapses, states, strict=True)]
+        )
         return dy
 
     def default_solver(self):
@@ -191,6 +260,14 @@ class Network(AbstractModel):
         return 0.025
 
 
+def _shared(values: Array) -> Array:
+    """A population's per-synapse values as one number when they are known and all equal, else as they are."""
+    if not is_concrete(values) or jnp.ndim(values) != 1:
+        return values
+    first = np.asarray(values)[0]
+    return jnp.asarray(values)[0] if np.all(np.asarray(values) == first) else values
+
+
 def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     """One step of the point cells' scheme with synaptic conductances, then spike detection.
 
@@ -201,9 +278,9 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     spikes = y0["spikes"]
     t1 = t0 + h  # exact: diffrax's h = t1 - t0 is (Sterbenz) for every step from t = 0 on
     # synapses: their states over the step, with the spikes arriving inside it at their exact times
-    steps = [syn.advance(y0[f"synapses.{k}"], t0, t1, spikes) for k, syn in enumerate(net.synapses)]
+    _, g_mean, g_end, synapses1 = net.advance_synapses(y0["synapses"], t0, t1, spikes)
     start = net.synaptic_conductance(y0) if start is None else start
-    mean, end = net.to_cells([[s[j] for s in steps] for j in (1, 2)])
+    mean, end = net.to_cells([g_mean, g_end])
     # the point cells' step, with the synapses' exact mean over the step in place of Simpson's rule
     cells1, cells_err, (_, _, k0, k1) = rush_larsen_cn_step(
         net.cells, protocol, t0, h, net.cell_state(y0), V_prev, h_prev, extra=(start, mean, end)
@@ -213,9 +290,7 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     crossed = (V0 < net.threshold) & (V1 >= net.threshold)
     t_cross = t0 + h * _safe_div(net.threshold - V0, V1 - V0, crossed)
     shifted = jnp.concatenate([t_cross[..., None], spikes[..., :-1]], axis=-1)
-    y1 = {**cells1, "spikes": jnp.where(crossed[..., None], shifted, spikes)}
-    for k, s in enumerate(steps):
-        y1[f"synapses.{k}"] = s[3]
+    y1 = {**cells1, "spikes": jnp.where(crossed[..., None], shifted, spikes), "synapses": synapses1}
     err = {k: cells_err[k] if k in cells_err else jnp.zeros_like(v) for k, v in y1.items()}
     return y1, err, (y0, y1, k0, k1), crossed, end
 
@@ -223,31 +298,48 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
 class NetworkRushLarsenCN(AbstractVoltageStepSolver):
     """The point cells' Rush–Larsen / Crank–Nicolson step with synapses and spike detection; for `Network`.
 
-    Its state also holds the synapses' conductances per cell at the step's start (the last step's end values:
-    one scatter onto the cells fewer per step) and each cell's longest outgoing delay, so that a spike pushed out
-    of a full buffer before it has arrived at all of the cell's synapses stops the solve (an `equinox.error_if`
-    naming ``buffer``) instead of being lost.
+    Its state holds each cell's longest outgoing delay, so that a spike pushed out of a full buffer before it has
+    arrived at all of the cell's synapses stops the solve (an `equinox.error_if` naming ``buffer``) instead of
+    being lost, and, stacked as one ``(4, ..., n_cells)`` array, what the step takes from the last one: the
+    potential and the step size (one value per cell, all equal) for the predictor, and the synapses' ``G`` and
+    ``G·E`` per cell at the step's start (the last step's end values: one scatter onto the cells fewer per step).
+
+    **Why one array, and one pass over the synapses.** XLA runs the loop's step on the CPU as a graph of
+    kernels, each started when its inputs are ready, and whenever more than 8 wait behind the one it runs it
+    hands half of them to another thread, in every step. For kernels of a few thousand numbers that hand-off
+    costs more than their work: a step of the 100-cell, 1000-synapse network takes about 26 µs when no more
+    than 8 ever wait and 35–45 µs when more do (2-core CPU; `benchmarks/network_xla_graph.py` reads and replays
+    the graph). The kernels ready at a step's start are mostly copies of the carried arrays that the step reads
+    after writing their successors, one per array: four history arrays would be four copies, one is one. And
+    kernels that need only the step's time come one set per population unless the populations are one pass
+    (`Network.advance_synapses`). Both keep the graph's width the same for any network.
     """
 
     def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
         return network_step(model, protocol, t0, h, y0, V_prev, h_prev)[:3]
 
     def init(self, terms, t0, t1, y0, args):
-        V0, h0 = super().init(terms, t0, t1, y0, args)
         net = args[0]
-        return V0, h0, jax.lax.stop_gradient(net.longest_delays()), net.synaptic_conductance(y0)
+        V0 = y0["V"]
+        history = _history(V0, jnp.zeros((), V0.dtype), *net.synaptic_conductance(y0))
+        return jax.lax.stop_gradient(net.longest_delays()), history
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
         model, protocol = args
-        V_prev, h_prev, reach, start = solver_state
+        reach, (V_prev, h_prev, G, GE) = solver_state
         h = t1 - t0
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)  # a jump leaves the smooth branch
-        y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, start)
+        y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, (G, GE))
         lost = crossed & (y0["spikes"][..., -1] + reach >= t1)  # the dropped spike has not arrived everywhere
         y1["spikes"] = eqx.error_if(
             y1["spikes"], jnp.any(lost),
             f"Network: a cell fired more spikes within its longest outgoing delay than buffer={model.buffer} keeps, "
             "so one would be lost before arriving; pass a larger buffer to Network",
         )  # fmt: skip
-        new_state = (y0["V"], jnp.asarray(h, dtype=h_prev.dtype), reach, end)
+        new_state = (reach, _history(y0["V"], h, *end))
         return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
+
+
+def _history(V, h, G, GE) -> Array:
+    """``(V, h, G, GE)`` of a step's start as one ``(4, ..., n_cells)`` array (``h`` broadcast, in V's dtype)."""
+    return jnp.stack(jnp.broadcast_arrays(V, jnp.asarray(h, V.dtype), G, GE))

@@ -22,19 +22,23 @@ then exact at the step's ends and its mean over the step is exact too, whatever 
 one pass over the synapses per step. [`AbstractSynapses.conductance`][difflab.neuron.AbstractSynapses.conductance]
 evaluates the same sum directly from spike times (the reference the state is tested against).
 
-In the kernel's unit of time $\tau$ (the decay), with $x$ the age of a spike in units of $\tau$:
+In the kernel's unit of time $\tau$ (the decay), with $x$ the age of a spike in units of $\tau$, every kind is
+a member of one family,
 
-- one exponential: $S = \sum_s e^{-x_s}$, $\sum_s K = S$;
-- two states ($c = \tau/\tau_1 - 1$ for ``Exp2Syn``, $c = 0$ for the alpha function):
-  $B = \sum_s e^{-x_s}$, $D = \sum_s x_s e^{-x_s}\varphi(c x_s)$ with $\varphi(z) = (1 - e^{-z})/z$
-  ($\varphi(0) = 1$), and $\sum_s K = (1 + c)\,e^{x_p} D$ with $x_p = \ln(1 + c)/c$ ($= 1$ at $c = 0$). Over
-  $\delta = h/\tau$ they become $B e^{-\delta}$ and $e^{-\delta}\big(D + (B - cD)\,\delta\varphi(c\delta)\big)$;
-  this form has no cancellation as $\tau_1 \to \tau_2$, where it becomes the alpha function.
+$$K(x) = a\,e^{-x} + b\,x e^{-x}\varphi(cx), \qquad \varphi(z) = (1 - e^{-z})/z \ (\varphi(0) = 1),$$
+
+(`AbstractSynapses.form`): ``ExpSyn`` $a = 1$, $b = 0$; the alpha function $a = 0$, $b = e$, $c = 0$;
+``Exp2Syn`` $a = 0$, $c = \tau/\tau_1 - 1$ and $b = (1 + c)\,e^{x_p}$ with $x_p = \ln(1 + c)/c$ (the peak is 1).
+The sums $B = \sum_s e^{-x_s}$ and $D = \sum_s x_s e^{-x_s}\varphi(c x_s)$ give $\sum_s K = aB + bD$; over
+$\delta = h/\tau$ they become $B e^{-\delta}$ and $e^{-\delta}\big(D + (B - cD)\,\delta\varphi(c\delta)\big)$
+(`kernel_step`). This form has no cancellation as $\tau_1 \to \tau_2$, where ``Exp2Syn`` becomes the alpha
+function. Synapses whose kernels are all pure exponentials carry $B$ alone.
 """
 
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -54,6 +58,7 @@ class AbstractSynapses(eqx.Module):
     E: eqx.AbstractVar[Array]
     pre: eqx.AbstractVar[tuple[int, ...]]
     post: eqx.AbstractVar[tuple[int, ...]]
+    components: eqx.AbstractClassVar[int]  # numbers carried per synapse
 
     @abc.abstractmethod
     def time_scale(self) -> Array:
@@ -69,35 +74,39 @@ class AbstractSynapses(eqx.Module):
         """
 
     @abc.abstractmethod
+    def form(self) -> tuple[Array, Array, Array]:
+        r"""The kernel as $K(x) = a\,e^{-x} + b\,x e^{-x}\varphi(cx)$: ``(a, b, c)``, ``(..., synapses)`` each.
+
+        Every kind is a member of this family (see the module), so one set of formulas serves all kinds, and a
+        network steps all its synapses at once whatever their kinds (`Network.advance_synapses`).
+        """
+
     def kernel(self, x: Array) -> Array:
         r"""The conductance time course $K$ at $x = u/\tau \ge 0$ ($u$ ms after a spike's arrival; 1 at most).
 
         ``x`` has a trailing axis of buffered spikes: ``(..., synapses, buffer)``.
         """
+        a, b, c = (_lift(v[..., None], x.ndim) for v in self.form())
+        e = jnp.exp(-x)
+        return a * e + b * e * x * _phi(c * x)
 
-    @abc.abstractmethod
     def kernel_integral(self, x: Array) -> Array:
         r"""$\int_0^x K(s)\,ds$, ``x`` of shape ``(..., synapses, buffer)`` as in `kernel`."""
+        a, b, c = (_lift(v[..., None], x.ndim) for v in self.form())
+        em1 = jnp.expm1(-x)
+        return -a * em1 + b * _area(x, c, 1 + em1, em1)
 
-    @abc.abstractmethod
     def initial_state(self) -> Array:
         """The state of no spike yet: zeros of shape ``(..., synapses, components)``."""
+        return jnp.zeros((*jnp.shape(self.weight), self.components), jnp.result_type(self.weight))
 
-    @abc.abstractmethod
     def state_kernel(self, state: Array) -> Array:
         r"""$\sum_s K$ over the spikes that the state ``(..., synapses, components)`` holds: ``(..., synapses)``."""
+        return state_kernel(self.form(), state)
 
-    @abc.abstractmethod
-    def arrival(self, x: Array) -> tuple[Array, Array]:
-        r"""One spike $x = u/\tau$ after its arrival (``(..., synapses)``): its state and $\int_0^x K$."""
-
-    @abc.abstractmethod
-    def decay(self, state: Array, delta: Array) -> tuple[Array, Array]:
-        r"""The state after $\delta = h/\tau$ with no arrival, and the mean of $\sum_s K$ over those $\delta$."""
-
-    @abc.abstractmethod
     def state_derivative(self, state: Array) -> Array:
         r"""$dS/dt$ (per ms) between arrivals."""
+        return state_derivative(self.form(), state, self.time_scale())
 
     def advance(self, state: Array, t0: Array, t1: Array, spikes: Array) -> tuple[Array, Array, Array, Array]:
         r"""One step $[t_0, t_1)$: conductances (µS) at $t_0$, their exact mean over the step, at $t_1$; new state.
@@ -109,22 +118,23 @@ class AbstractSynapses(eqx.Module):
         At most one spike arrives per synapse and step, which holds at a constant step: a cell's upward crossings
         lie in steps at least two apart (a crossing needs the potential below threshold at its step's start), so
         two spikes of one cell, hence their arrivals through one delay, are more than a step apart.
+
+        The two halves, `latest_arrival` and `step_state`, are apart so that a network finds the arrivals of all
+        its populations at once.
         """
         tau = self.time_scale()
-        delta = (t1 - t0) / tau
-        decayed, mean = self.decay(state, delta)
-        pre = np.asarray(self.pre)
-        arrival_times = spikes[..., pre, :] + _lift(self.delay[..., None], spikes.ndim)  # (..., synapses, buffer)
-        inside = (arrival_times >= t0) & (arrival_times < t1)
-        # one reduction over the buffer: whether a spike arrives follows from the latest arrival
-        latest = jnp.max(jnp.where(inside, arrival_times, -jnp.inf), axis=-1)
-        arrived = latest >= t0
-        x = jnp.where(arrived, (t1 - jnp.where(arrived, latest, t0)) / tau, 0.0)  # in [0, delta]; double where
-        new, area = self.arrival(x)
-        state1 = decayed + jnp.where(arrived[..., None], new, 0.0)
-        mean = mean + jnp.where(arrived, area, 0.0) / delta
+        x, arrived = latest_arrival(spikes, np.asarray(self.pre), self.delay, tau, t0, t1)
+        return self.step_state(state, decay_factors(self.form()[2], (t1 - t0) / tau), x, arrived)
+
+    def step_state(self, state: Array, factors, x: Array, arrived: Array) -> tuple[Array, Array, Array, Array]:
+        r"""`advance` once the step's `decay_factors` and the arrivals are known (see `kernel_step`).
+
+        ``x`` is the age at the step's end of the spike that arrived inside it (in units of $\tau$, 0 where none)
+        and ``arrived`` whether one did (``(..., synapses)`` each; see `latest_arrival`).
+        """
+        g0, mean, g1, state1 = kernel_step(self.form(), state, factors, x, arrived)
         w = self.weight
-        return w * self.state_kernel(state), w * mean, w * self.state_kernel(state1), state1
+        return w * g0, w * mean, w * g1, state1
 
     def conductance(self, t: ArrayLike, spikes: Array) -> Array:
         """Conductance of every synapse at ``t`` (µS), shape ``(..., synapses)``, summed directly over spikes.
@@ -160,6 +170,22 @@ def _lift(values: Array, ndim: int) -> Array:
     """
     values = jnp.asarray(values)
     return values.reshape((1,) * (ndim - values.ndim) + values.shape)
+
+
+def latest_arrival(spikes: Array, pre: np.ndarray, delay: Array, tau: Array, t0: Array, t1: Array):
+    r"""The spikes that arrive inside $[t_0, t_1)$ at each synapse: their age at the step's end, and whether any.
+
+    The age is $x = (t_1 - t_s - d)/\tau$, 0 where none arrived; both are ``(..., synapses)``.
+    ``spikes``: ``(..., cells, buffer)`` spike times (ms); ``pre``: the presynaptic cell of each synapse;
+    ``delay``, ``tau``: ms per synapse. One gather and one reduction over the buffer whatever the synapses' kinds.
+    """
+    arrival_times = spikes[..., pre, :] + _lift(delay[..., None], spikes.ndim)  # (..., synapses, buffer)
+    inside = (arrival_times >= t0) & (arrival_times < t1)
+    # one reduction over the buffer: whether a spike arrives follows from the latest arrival
+    latest = jnp.max(jnp.where(inside, arrival_times, -jnp.inf), axis=-1)
+    arrived = latest >= t0
+    x = jnp.where(arrived, (t1 - jnp.where(arrived, latest, t0)) / tau, 0.0)  # in [0, delta]; double where
+    return x, arrived
 
 
 def _holds(ok: Array, value: Array) -> tuple[Array, Array]:
@@ -208,6 +234,87 @@ def _phi(z: Array) -> Array:
     return jnp.where(zero, 1.0, -jnp.expm1(-safe) / safe)
 
 
+def _area(x: Array, c: Array, e: Array, em1: Array) -> Array:
+    r"""$\int_0^x e^{-s} s\varphi(cs)\,ds = \big(1 - e^{-x} - e^{-x} x\varphi(cx)\big)/(1 + c)$.
+
+    ``e`` is $e^{-x}$ and ``em1`` $e^{-x} - 1$ (from ``expm1``: no cancellation at small $x$).
+    """
+    return (-em1 - e * x * _phi(c * x)) / (1 + c)
+
+
+def two_state_norm(c: Array) -> Array:
+    r"""$(1 + c)\,e^{x_p}$, $x_p = \ln(1 + c)/c$ the peak's position (1 at $c = 0$).
+
+    $x e^{-x}\varphi(cx)$ times this peaks at 1.
+    """
+    zero = c == 0
+    safe = jnp.where(zero, 1.0, c)
+    return (1 + c) * jnp.exp(jnp.where(zero, 1.0, jnp.log1p(safe) / safe))
+
+
+def state_kernel(form: tuple[Array, Array, Array], state: Array) -> Array:
+    r"""$\sum_s K = aB + bD$ from the state ``(..., synapses, components)`` (``B`` alone with one component)."""
+    a, b, _ = form
+    if state.shape[-1] == 1:
+        return a * state[..., 0]
+    return a * state[..., 0] + b * state[..., 1]
+
+
+def state_derivative(form: tuple[Array, Array, Array], state: Array, tau: Array) -> Array:
+    r"""$dB/dt = -B/\tau$, $dD/dt = (B - (1 + c) D)/\tau$ between arrivals (per ms)."""
+    B = state[..., 0]
+    if state.shape[-1] == 1:
+        return (-B / tau)[..., None]
+    c = form[2]
+    return jnp.stack([-B, B - (1 + c) * state[..., 1]], axis=-1) / tau[..., None]
+
+
+def decay_factors(c: Array, delta: Array) -> tuple[Array, Array, Array]:
+    r"""The factors of a step that depend on its length only: $\delta = h/\tau$, $e^{-\delta} - 1$, $\varphi(c\delta)$.
+
+    ``c`` and ``delta`` broadcast together: per synapse, or one number per population (`Network.advance_synapses`
+    passes all populations' numbers at once, so that their exponentials are one operation).
+    """
+    delta, cd = jnp.broadcast_arrays(delta, c * delta)
+    zero = cd == 0
+    safe = jnp.where(zero, 1.0, cd)  # double where: finite gradients at c = 0
+    em1 = jnp.expm1(-jnp.stack([delta, safe]))  # one operation for both
+    return delta, em1[0], jnp.where(zero, 1.0, -em1[1] / safe)
+
+
+def kernel_step(form: tuple[Array, Array, Array], state: Array, factors, x: Array, arrived: Array):
+    r"""One step of the kernel sums: $\sum_s K$ at its start, its exact mean over the step, at its end; new state.
+
+    ``form`` is `AbstractSynapses.form`'s $(a, b, c)$, ``state`` ``(..., synapses, components)``: $B$, and $D$
+    when some $b \ne 0$ (one component: every kernel a pure exponential), ``factors`` the step's
+    `decay_factors`. Over $\delta = h/\tau$ the state decays in closed form (see the module) and a spike that
+    arrived inside the step adds its own state $x$ after arrival (``arrived``, ``x`` from `latest_arrival`) and
+    $\int K$ over the part of the step after it. Elementwise over the synapses.
+    """
+    a, b, c = form
+    delta, em1, phi = factors
+    e = 1 + em1
+    B = state[..., 0]
+    if state.shape[-1] == 1:
+        # exp rather than expm1 (twice as fast in XLA, and evaluated for every synapse in every step): 1 - e^{-x}
+        # then has an absolute error of one ulp of 1, and the step's mean w (1 - e^{-x}) / delta one of
+        # w ulp / delta, far below the kernel's scale w
+        ex = jnp.exp(-x)
+        B1 = e * B + jnp.where(arrived, ex, 0.0)
+        mean = B * (-em1 / delta) + jnp.where(arrived, 1 - ex, 0.0) / delta
+        return a * B, a * mean, a * B1, B1[..., None]
+    D = state[..., 1]
+    A = B - c * D  # the faster exponential's sum
+    xm1 = jnp.expm1(-x)
+    ex = 1 + xm1
+    B1 = e * B + jnp.where(arrived, ex, 0.0)
+    D1 = e * (D + A * delta * phi) + jnp.where(arrived, ex * x * _phi(c * x), 0.0)
+    area = (-em1 - e * delta * phi) / (1 + c)  # see _area
+    mean_B = -em1 * B + jnp.where(arrived, -xm1, 0.0)
+    mean_D = -em1 * D + A * area + jnp.where(arrived, _area(x, c, ex, xm1), 0.0)
+    return a * B + b * D, (a * mean_B + b * mean_D) / delta, a * B1 + b * D1, jnp.stack([B1, D1], axis=-1)
+
+
 class _AbstractOneTau(AbstractSynapses):
     """Synapses whose kernel has one time constant ``tau`` (ms), the kernel's unit of time.
 
@@ -224,63 +331,6 @@ class _AbstractOneTau(AbstractSynapses):
         return _checks(self, tau=self.tau)
 
 
-class _AbstractTwoState(AbstractSynapses):
-    r"""Kernels $K(x) = (1 + c)\,e^{x_p}\,x e^{-x}\varphi(cx)$ carried by the two states $B$, $D$ (see the module).
-
-    ``c`` (per synapse) is $\tau/\tau_1 - 1$ for ``Exp2Syn`` and 0 for the alpha function.
-    """
-
-    @abc.abstractmethod
-    def _c(self) -> Array:
-        """The rate ratio minus one, ``(..., synapses)``."""
-
-    def _norm(self) -> Array:
-        r"""$(1 + c)\,e^{x_p}$, $x_p = \ln(1 + c)/c$ the peak's position (1 at $c = 0$): the peak is 1."""
-        c = self._c()
-        zero = c == 0
-        safe = jnp.where(zero, 1.0, c)
-        return (1 + c) * jnp.exp(jnp.where(zero, 1.0, jnp.log1p(safe) / safe))
-
-    def _area(self, x: Array, c: Array, e: Array, em1: Array) -> Array:
-        r"""$\int_0^x e^{-s} s\varphi(cs)\,ds = \big(1 - e^{-x} - e^{-x} x\varphi(cx)\big)/(1 + c)$."""
-        return (-em1 - e * x * _phi(c * x)) / (1 + c)
-
-    def kernel(self, x):
-        c = _lift(self._c()[..., None], x.ndim)
-        return _lift(self._norm()[..., None], x.ndim) * jnp.exp(-x) * x * _phi(c * x)
-
-    def kernel_integral(self, x):
-        c = _lift(self._c()[..., None], x.ndim)
-        em1 = jnp.expm1(-x)
-        return _lift(self._norm()[..., None], x.ndim) * self._area(x, c, 1 + em1, em1)
-
-    def initial_state(self):
-        return jnp.zeros((*jnp.shape(self.weight), 2), jnp.result_type(self.weight))
-
-    def state_kernel(self, state):
-        return self._norm() * state[..., 1]
-
-    def arrival(self, x):
-        c = self._c()
-        em1 = jnp.expm1(-x)
-        e = 1 + em1
-        state = jnp.stack([e, e * x * _phi(c * x)], axis=-1)
-        return state, self._norm() * self._area(x, c, e, em1)
-
-    def decay(self, state, delta):
-        c = self._c()
-        em1 = jnp.expm1(-delta)
-        e = 1 + em1
-        B, D = state[..., 0], state[..., 1]
-        A = B - c * D  # the faster exponential's sum
-        mean = (-em1 * D + A * self._area(delta, c, e, em1)) / delta
-        return jnp.stack([e * B, e * (D + A * delta * _phi(c * delta))], axis=-1), self._norm() * mean
-
-    def state_derivative(self, state):
-        B, D = state[..., 0], state[..., 1]
-        return jnp.stack([-B, B - (1 + self._c()) * D], axis=-1) / self.time_scale()[..., None]
-
-
 class ExpSynapses(_AbstractOneTau):
     """Exponentially decaying conductances, NEURON's ``ExpSyn`` (a jump of ``weight`` µS, decay ``tau`` ms).
 
@@ -293,38 +343,18 @@ class ExpSynapses(_AbstractOneTau):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    components: ClassVar[int] = 1
 
     def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
         _init(self, pre, post, weight, delay, E, tau=tau)
 
-    def kernel(self, x):
-        return jnp.exp(-x)
-
-    def kernel_integral(self, x):
-        return -jnp.expm1(-x)
-
-    def initial_state(self):
-        return jnp.zeros((*jnp.shape(self.weight), 1), jnp.result_type(self.weight))
-
-    def state_kernel(self, state):
-        return state[..., 0]
-
-    def arrival(self, x):
-        # exp rather than expm1 (twice as fast in XLA, and evaluated for every synapse in every step): 1 - e^{-x}
-        # then has an absolute error of one ulp of 1, and the step's mean conductance w (1 - e^{-x}) / delta one
-        # of w ulp / delta, far below the kernel's scale w
-        e = jnp.exp(-x)
-        return e[..., None], 1 - e
-
-    def decay(self, state, delta):
-        em1 = jnp.expm1(-delta)
-        return state * (1 + em1)[..., None], state[..., 0] * (-em1 / delta)
-
-    def state_derivative(self, state):
-        return -state / self.tau[..., None]
+    def form(self):
+        """$K(x) = e^{-x}$: ``a = 1``, ``b = c = 0``."""
+        one = jnp.ones_like(self.tau)
+        return one, jnp.zeros_like(one), jnp.zeros_like(one)
 
 
-class AlphaSynapses(_AbstractOneTau, _AbstractTwoState):
+class AlphaSynapses(_AbstractOneTau):
     """Alpha-function conductances ``weight · (u/τ) e^{1 − u/τ}`` (peak ``weight`` µS at ``τ`` ms after arrival)."""
 
     weight: Array
@@ -333,15 +363,18 @@ class AlphaSynapses(_AbstractOneTau, _AbstractTwoState):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    components: ClassVar[int] = 2
 
     def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
         _init(self, pre, post, weight, delay, E, tau=tau)
 
-    def _c(self):
-        return jnp.zeros_like(self.tau)
+    def form(self):
+        r"""$K(x) = e\,x e^{-x}$: ``a = 0``, ``b = e``, ``c = 0``."""
+        zero = jnp.zeros_like(self.tau)
+        return zero, two_state_norm(zero), zero
 
 
-class Exp2Synapses(_AbstractTwoState):
+class Exp2Synapses(AbstractSynapses):
     r"""Two-state kinetic synapses, NEURON's ``Exp2Syn``: rise ``tau1`` and decay ``tau2`` (ms), peak ``weight`` µS.
 
     NEURON integrates two states that decay independently, $A' = -A/\tau_1$, $B' = -B/\tau_2$, adds
@@ -374,6 +407,7 @@ class Exp2Synapses(_AbstractTwoState):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    components: ClassVar[int] = 2
 
     def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau1: ArrayLike = 0.5, tau2: ArrayLike = 2.0,
                  E: ArrayLike = 0.0):  # fmt: skip
@@ -397,5 +431,7 @@ class Exp2Synapses(_AbstractTwoState):
         checks["tau1/tau2 must be < 1 (rise faster than decay)"] = _holds(~(ratio >= 1), jnp.max(ratio, axis=-1))
         return checks
 
-    def _c(self):
-        return (self.tau2 - self.tau1) / self.tau1
+    def form(self):
+        r"""$K(x) = (1 + c)\,e^{x_p}\,x e^{-x}\varphi(cx)$ with $c = (\tau_2 - \tau_1)/\tau_1$: ``a = 0``."""
+        c = (self.tau2 - self.tau1) / self.tau1
+        return jnp.zeros_like(c), two_state_norm(c), c
