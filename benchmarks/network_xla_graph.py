@@ -46,7 +46,7 @@ def cases():
     bench = Network(HodgkinHuxley.squid_axon(), ExpSynapses(pre, post, weight, delay, tau=2.0, E=E), N_CELLS)
     step = difflab.Step(jnp.asarray(drive), 0.0, 2 * t_end)
 
-    def random(seed, populations, dtype=jnp.float64, recorded=False):
+    def random(seed, populations, dtype=jnp.float64, recorded=False, jitter=0.0):
         rng = np.random.default_rng(seed)
         pairs = rng.choice(N_CELLS * N_CELLS, 1000, replace=False)
         pre, post = pairs // N_CELLS, pairs % N_CELLS
@@ -69,6 +69,7 @@ def cases():
         level = rng.uniform(6.5, 12.0, N_CELLS)
         if recorded:  # a noisy recorded current per cell, sampled every 0.1 ms
             times = np.arange(0.0, 2 * t_end, 0.1)
+            times[1:-1] += rng.uniform(-jitter, jitter, times.size - 2)  # off a uniform grid when jitter > 0
             values = level + rng.normal(0.0, 2.0, (times.size, N_CELLS))
             drive = difflab.Sampled(jnp.asarray(times, dtype), jnp.asarray(values, dtype))
         else:
@@ -85,6 +86,7 @@ def cases():
         "random, Exp + Exp2, weights traced (seed 3)": dict(random(3, 2), traced=True),
         "random, Exp + Exp2 + Alpha (seed 3)": random(3, 3),
         "random, Exp + Exp2, recorded noisy input (seed 3)": random(3, 2, recorded=True),
+        "random, Exp + Exp2, recorded input off a grid (seed 3)": random(3, 2, recorded=True, jitter=0.02),
         "random, Exp + Exp2, float32 (seed 3)": random(3, 2, dtype=jnp.float32),
     }
 
