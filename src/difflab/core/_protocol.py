@@ -174,7 +174,9 @@ class Sampled(AbstractInterpolated):
     [`difflab.simulate`][]'s default fixed step divides it, so that steps land on the sample edges
     and a held input is constant over every step (integrated exactly by a midpoint rule), and an
     adaptive step is capped at it. Sample times are not reported as jump times (a recording has
-    thousands of them). Samples must be finite: NaN in a recording is refused.
+    thousands of them). Samples must be finite: NaN in a recording is refused. Samples on a uniform
+    grid (`on_grid`, as a digitiser records them) are found from the time directly, others by a binary
+    search, which costs more inside a solver's step.
 
     Args:
         times: strictly increasing sample times (model time units, e.g. ms), at least two.
