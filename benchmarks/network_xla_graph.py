@@ -69,7 +69,8 @@ def cases():
         level = rng.uniform(6.5, 12.0, N_CELLS)
         if recorded:  # a noisy recorded current per cell, sampled every 0.1 ms
             times = np.arange(0.0, 2 * t_end, 0.1)
-            times[1:-1] += rng.uniform(-jitter, jitter, times.size - 2)  # off a uniform grid when jitter > 0
+            if jitter:  # off a uniform grid (drawn only then: the on-grid case keeps its input)
+                times[1:-1] += rng.uniform(-jitter, jitter, times.size - 2)
             values = level + rng.normal(0.0, 2.0, (times.size, N_CELLS))
             drive = difflab.Sampled(jnp.asarray(times, dtype), jnp.asarray(values, dtype))
         else:

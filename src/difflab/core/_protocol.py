@@ -140,7 +140,11 @@ class AbstractInterpolated(AbstractProtocol):
         self.on_grid = on_uniform_grid(self.times, self.spacing)
 
     def __call__(self, t: ArrayLike) -> Array:
-        return interp_rows(t, self.times, self.values, self.spacing if self.on_grid else None)
+        return interp_rows(t, self.times, self.values, self._grid_spacing())
+
+    def _grid_spacing(self) -> float | None:
+        """The spacing for `search_samples`: the grid's, or ``None`` (search) off a uniform grid."""
+        return self.spacing if self.on_grid else None
 
     def time_scale(self) -> float:
         """The shortest sample spacing (for a uniform grid, its span over the number of intervals)."""
@@ -189,13 +193,11 @@ class Sampled(AbstractInterpolated):
     def __init__(self, times: ArrayLike, values: ArrayLike, mode: str = "hold"):
         if mode not in SAMPLED_MODES:
             raise ValueError(f"mode must be one of {SAMPLED_MODES}; got {mode!r}")
-        self.times, self.values = _check_samples(times, values)
-        self.spacing = sample_spacing(self.times)
-        self.on_grid = on_uniform_grid(self.times, self.spacing)
+        super().__init__(times, values)
         self.mode = mode
 
     def __call__(self, t: ArrayLike) -> Array:
-        spacing = self.spacing if self.on_grid else None
+        spacing = self._grid_spacing()
         if self.mode == "linear":
             return interp_rows(t, self.times, self.values, spacing)
         index = jnp.clip(search_samples(self.times, t, spacing) - 1, 0, self.times.shape[0] - 1)

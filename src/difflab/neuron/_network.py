@@ -153,11 +153,7 @@ class Network(AbstractModel):
 
     def pack(self, values: Sequence[Array]) -> Array:
         """One per-synapse array (``(..., synapses)`` each, one per population) as one, the populations in order."""
-        values = [jnp.asarray(v) for v in values]
-        if len(values) == 1:
-            return values[0]
-        batch = jnp.broadcast_shapes(*(v.shape[:-1] for v in values))
-        return jnp.concatenate([jnp.broadcast_to(v, (*batch, v.shape[-1])) for v in values], axis=-1)
+        return _concatenate([jnp.asarray(v) for v in values], trailing=1)
 
     def components(self) -> int:
         """Numbers carried per synapse: 1 when every kernel is a pure exponential, else 2."""
@@ -176,10 +172,7 @@ class Network(AbstractModel):
         """
         width = self.components()
         padded = [jnp.pad(s, [(0, 0)] * (s.ndim - 1) + [(0, width - s.shape[-1])]) for s in states]
-        if len(padded) == 1:
-            return padded[0]
-        batch = jnp.broadcast_shapes(*(s.shape[:-2] for s in padded))
-        return jnp.concatenate([jnp.broadcast_to(s, (*batch, *s.shape[-2:])) for s in padded], axis=-2)
+        return _concatenate(padded, trailing=2)
 
     def unpack_states(self, state: Array) -> list[Array]:
         """The network's ``synapses`` state as one state per population (the inverse of `pack_states`)."""
@@ -259,6 +252,14 @@ class Network(AbstractModel):
     def default_dt0(self) -> float:
         """0.025 ms (NEURON's default step; a synaptic delay must be at least one step)."""
         return 0.025
+
+
+def _concatenate(arrays: list[Array], trailing: int) -> Array:
+    """``arrays`` joined along the synapse axis, the ``trailing``-th from the end, leading (batch) axes broadcast."""
+    if len(arrays) == 1:
+        return arrays[0]
+    batch = jnp.broadcast_shapes(*(a.shape[:-trailing] for a in arrays))
+    return jnp.concatenate([jnp.broadcast_to(a, (*batch, *a.shape[-trailing:])) for a in arrays], axis=-trailing)
 
 
 def _shared(values: Array) -> Array:

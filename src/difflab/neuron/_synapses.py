@@ -94,7 +94,7 @@ class AbstractSynapses(eqx.Module):
         r"""$\int_0^x K(s)\,ds$, ``x`` of shape ``(..., synapses, buffer)`` as in `kernel`."""
         a, b, c = (_lift(v[..., None], x.ndim) for v in self.form())
         em1 = jnp.expm1(-x)
-        return -a * em1 + b * _area(x, c, 1 + em1, em1)
+        return -a * em1 + b * _area(x, c, 1 + em1, em1, _phi(c * x))
 
     def initial_state(self) -> Array:
         """The state of no spike yet: zeros of shape ``(..., synapses, components)``."""
@@ -234,12 +234,13 @@ def _phi(z: Array) -> Array:
     return jnp.where(zero, 1.0, -jnp.expm1(-safe) / safe)
 
 
-def _area(x: Array, c: Array, e: Array, em1: Array) -> Array:
+def _area(x: Array, c: Array, e: Array, em1: Array, phi: Array) -> Array:
     r"""$\int_0^x e^{-s} s\varphi(cs)\,ds = \big(1 - e^{-x} - e^{-x} x\varphi(cx)\big)/(1 + c)$.
 
-    ``e`` is $e^{-x}$ and ``em1`` $e^{-x} - 1$ (from ``expm1``: no cancellation at small $x$).
+    ``e`` is $e^{-x}$, ``em1`` $e^{-x} - 1$ (from ``expm1``: no cancellation at small $x$) and ``phi``
+    $\varphi(cx)$, which the callers also need elsewhere.
     """
-    return (-em1 - e * x * _phi(c * x)) / (1 + c)
+    return (-em1 - e * x * phi) / (1 + c)
 
 
 def two_state_norm(c: Array) -> Array:
@@ -308,10 +309,10 @@ def kernel_step(form: tuple[Array, Array, Array], state: Array, factors, x: Arra
     xm1 = jnp.expm1(-x)
     ex = 1 + xm1
     B1 = e * B + jnp.where(arrived, ex, 0.0)
-    D1 = e * (D + A * delta * phi) + jnp.where(arrived, ex * x * _phi(c * x), 0.0)
-    area = (-em1 - e * delta * phi) / (1 + c)  # see _area
+    phi_x = _phi(c * x)
+    D1 = e * (D + A * delta * phi) + jnp.where(arrived, ex * x * phi_x, 0.0)
     mean_B = -em1 * B + jnp.where(arrived, -xm1, 0.0)
-    mean_D = -em1 * D + A * area + jnp.where(arrived, _area(x, c, ex, xm1), 0.0)
+    mean_D = -em1 * D + A * _area(delta, c, e, em1, phi) + jnp.where(arrived, _area(x, c, ex, xm1, phi_x), 0.0)
     return a * B + b * D, (a * mean_B + b * mean_D) / delta, a * B1 + b * D1, jnp.stack([B1, D1], axis=-1)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
 from ..core._checks import check_increasing, is_concrete
-from ..core._protocol import AbstractProtocol, min_concrete, search_samples
+from ..core._protocol import AbstractProtocol, min_concrete
 
 __all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
 
@@ -99,7 +99,7 @@ class PiecewiseConstant(AbstractProtocol):
         self.times, self.values = times, values
 
     def __call__(self, t: ArrayLike) -> Array:
-        index = jnp.clip(search_samples(self.times, t) - 1, 0, self.values.shape[0] - 1)
+        index = jnp.clip(jnp.searchsorted(self.times, t, side="right") - 1, 0, self.values.shape[0] - 1)
         inside = (t >= self.times[0]) & (t < self.times[-1])
         return jnp.where(inside, self.values[index], 0.0)
 
