@@ -1,0 +1,1 @@
+"""The bad-input battery: its machinery and its cases, one file per area."""

@@ -1,0 +1,197 @@
+"""Battery cases, classes 4, 6, 8, 11, 14, 17: calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from battery.framework import case, fit_relax, hh, relax, relax_data, step, ts_hh, units_data
+
+
+def _resume_base():
+    import difflab
+
+    return dict(params={"k": difflab.Bounded(0.1, 10.0)}, model=relax(k=1.0, y0=2.0), optimizer="adam")
+
+
+def _fit_then_resume(ctx, **change):
+    path = ctx.tmp / "fit.ckpt.nc"
+    base = _resume_base()
+    fit_relax(**base, steps=3, checkpoint=path)
+    ctx.guard(path)
+    return fit_relax(**(base | change), steps=6, resume=path)
+
+
+CHANGED_FIT = r"different fit: (problem_fingerprint|loss|optimizer|parameters)"
+
+
+@case("fit.resume-changed-protocol", "4", CHANGED_FIT)
+def _(ctx):
+    import difflab
+
+    return _fit_then_resume(ctx, protocol=difflab.Constant(0.1))
+
+
+@case("fit.resume-changed-fixed-parameter", "4", CHANGED_FIT)
+def _(ctx):
+    return _fit_then_resume(ctx, model=relax(k=1.0, y0=2.5))
+
+
+@case("fit.resume-changed-bounds", "4", CHANGED_FIT)
+def _(ctx):
+    import difflab
+
+    return _fit_then_resume(ctx, params={"k": difflab.Bounded(0.1, 20.0)})
+
+
+@case("fit.resume-changed-simulate-options", "4", CHANGED_FIT)
+def _(ctx):
+    import diffrax
+
+    opts = {"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}
+    return _fit_then_resume(ctx, simulate_options=opts)
+
+
+@case("fit.resume-changed-loss", "4", CHANGED_FIT)
+def _(ctx):
+    import jax.numpy as jnp
+
+    def l1(pred, data, mask):
+        return jnp.sum(jnp.where(mask, jnp.abs(pred["y"] - data["y"]), 0.0))
+
+    return _fit_then_resume(ctx, loss=l1)
+
+
+@case("fit.resume-corrupt-checkpoint", "17", r"checkpoint.*is corrupt")
+def _(ctx):
+    import netCDF4
+
+    path = ctx.tmp / "fit.ckpt.nc"
+    fit_relax(**_resume_base(), steps=3, checkpoint=path)  # the problem of the cases above: compiled once
+    with netCDF4.Dataset(path, "r+") as nc:
+        nc["theta__k"][0] = nc["theta__k"][0] + 0.5
+    ctx.guard(path)
+    return fit_relax(**_resume_base(), steps=6, resume=path)
+
+
+@case("fit.resume-truncated-checkpoint", "17", r"fit.ckpt.nc.*(not a readable|corrupt)")
+def _(ctx):
+    path = ctx.tmp / "fit.ckpt.nc"
+    fit_relax(**_resume_base(), steps=3, checkpoint=path)
+    path.write_bytes(path.read_bytes()[:300])
+    return fit_relax(**_resume_base(), steps=6, resume=path)
+
+
+@case("fit.checkpoint-unwritable", "14", r"checkpoint.*cannot be written")
+def _(ctx):
+    (ctx.tmp / "a_file").write_text("not a folder")
+    ctx.guard(ctx.tmp / "a_file")
+    steps = []
+    try:
+        return fit_relax(checkpoint=ctx.tmp / "a_file" / "fit.nc", callback=lambda s, losses: steps.append(s))
+    finally:
+        if steps:
+            raise AssertionError(f"{len(steps)} step(s) ran before the refusal")
+
+
+@case("fit.checkpoint-overwrites-user-file", "14", r"never overwritten")
+def _(ctx):
+    (ctx.tmp / "mine.nc").write_text("user data")
+    ctx.guard(ctx.tmp / "mine.nc")
+    return fit_relax(checkpoint=ctx.tmp / "mine.nc")
+
+
+@case("fit.nan-initial-value", "6", r"\bk\b.*(finite|nan|NaN)")
+def _(ctx):
+    return fit_relax(model=relax(k=float("nan"), y0=1.0))
+
+
+@case("fit.nan-start", "6", r"starts.*\bk\b|\bk\b.*start")
+def _(ctx):
+    return fit_relax(starts={"k": [1.0, float("nan")], "y0": [1.0, 1.0]})
+
+
+@case("fit.start-outside-bounds", "6", r"y0.*(bounds|outside|Bounded|\[0.1, 10)")
+def _(ctx):
+    return fit_relax(starts={"k": [1.0, 1.0], "y0": [1.0, 50.0]})
+
+
+@case("fit.starts-ragged", "6", r"starts")
+def _(ctx):
+    return fit_relax(starts={"k": [1.0, 2.0], "y0": [1.0]})
+
+
+@case("fit.bounds-reversed", "6", r"(lo|Bounded).*(<|hi)")
+def _(ctx):
+    import difflab
+
+    return fit_relax(params={"k": difflab.Bounded(5.0, 1.0)})
+
+
+@case("fit.bounds-nan", "6", r"(lo|Bounded|finite)")
+def _(ctx):
+    import difflab
+
+    return fit_relax(params={"k": difflab.Bounded(float("nan"), 1.0)})
+
+
+@case("fit.hh-start-C-zero", "5", r"\bC\b")
+def _(ctx):
+    import difflab
+
+    data = {"time": np.asarray(ts_hh()), "V": np.zeros(len(ts_hh()))}
+    return difflab.calibrate(hh(), step(), data, params={"C": difflab.Positive()}, starts={"C": [0.0]},
+                             steps=1, progress=False)  # fmt: skip
+
+
+@case("fit.data-all-nan", "6", r"\by\b.*(finite|NaN|no finite)")
+def _(ctx):
+    d = relax_data()
+    return fit_relax(data={"time": d["time"], "y": np.full_like(d["y"], np.nan)})
+
+
+@case("fit.data-unknown-variable", "19", r"'z'")
+def _(ctx):
+    d = relax_data()
+    return fit_relax(data={"time": d["time"], "z": d["y"]})
+
+
+@case("fit.data-times-outside-ts", "19", r"\bts\b")
+def _(ctx):
+    return fit_relax(ts=np.linspace(0.0, 4.0, 11))
+
+
+@case(
+    "fit.underdetermined-stderr-nan", "8",
+    check=lambda se: (all(np.all(np.isnan(v)) for v in se.values()), f"stderr = {se}"),
+)  # fmt: skip
+def _(ctx):
+    import difflab
+
+    params = {"k": difflab.Positive(), "b": difflab.Identity(), "y0": difflab.Identity()}
+    return fit_relax(params=params, data=relax_data(n=2, noise=0.0), optimizer="lm", steps=5).stderr
+
+
+@case("fit.data-volts-seconds", "11", check=lambda k: (abs(k - 0.5) < 1e-3, f"k = {k:.6g} 1/ms (truth 0.5)"))
+def _(ctx):
+    import difflab
+
+    path = ctx.tmp / "rec.nc"
+    difflab.write_netcdf(units_data("V", "s", 1e-3, 1e-3), path)
+    fit = fit_relax(data=difflab.read_netcdf(path), optimizer="lm", steps=20)
+    return float(np.ravel(fit.best["k"])[0])
+
+
+@case("fit.data-units-parsecs", "11", r"(units|parsecs)")
+def _(ctx):
+    return fit_relax(data=units_data("parsecs", "ms", 1.0, 1.0))
+
+
+@case("fit.data-time-units-hours", "11", r"data time is in 'h' but the model expects 'ms'")
+def _(ctx):
+    return fit_relax(data=units_data("mV", "h", 1.0, 1 / 3.6e6))
+
+
+@case("fit.data-microvolts", "11", check=lambda loss: (loss < 1e-12, f"loss at the truth = {loss:.3g} mV^2"))
+def _(ctx):
+    fit = fit_relax(model=relax(k=0.5, y0=2.0), data=units_data("uV", "ms", 1e3, 1.0), steps=0)
+    return float(np.min(fit.losses.values))
