@@ -20,7 +20,7 @@ OUTCOMES = ("refused-named", "correct", "silent-wrong", "obscure-error", "traceb
 GOOD = {"refused-named", "correct"}
 CLI_TIMEOUT = 120.0
 LIB_TIMEOUT = 120.0
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Exception types a user may be shown for bad input; any other type escaping is an internal failure.
 USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, TypeError, LookupError, OSError)
