@@ -57,6 +57,7 @@ from battery import (  # noqa: F401 - each module registers its cases on import
     cases_circuits,
     cases_cli,
     cases_io,
+    cases_network,
     cases_neuron,
     cases_quantum,
     cases_reflector,

@@ -43,6 +43,24 @@ def test_bad_connectivity_is_refused():
         ExpSynapses([0, 1], [1, 0], [0.1, 0.2, 0.3], 1.0)
 
 
+def test_cells_area_and_synapse_constraints_are_refused_by_name():
+    """A network checks its cells' constraints as the point cell does, eagerly, under jit and per member."""
+    net = Network(HodgkinHuxley.squid_axon(), ExpSynapses([0], [1], 0.05, 1.0), 2)
+    with pytest.raises(ValueError, match=r"gNa must be >= 0 mS/cm\^2; got -20.0"):
+        net.replace(gNa=-20.0)
+    with pytest.raises(ValueError, match=r"cells.C must be > 0 uF/cm\^2; got 0.0"):
+        net.replace(**{"cells.C": 0.0})
+    with pytest.raises(ValueError, match=r"area must be > 0 um\^2; got 0.0"):
+        Network(HodgkinHuxley.squid_axon(), ExpSynapses([0], [1], 0.05, 1.0), 2, area=0.0)
+    ts, stim = jnp.arange(0.0, 0.5, 0.025), difflab.Step(10.0, 0.0, 5.0)
+    with pytest.raises(Exception, match=r"gK must be >= 0 mS/cm\^2"):
+        jax.jit(lambda g: difflab.simulate(net.replace(gK=g), stim, ts)["V"])(-1.0).block_until_ready()
+    with pytest.raises(ValueError, match=r"gK must be >= 0 mS/cm\^2; got -1.0 \(member 1"):
+        difflab.make_batch(net, gK=jnp.array([36.0, -1.0]))
+    traced = jax.vmap(lambda g: difflab.simulate(net.replace(gK=g), stim, ts, throw=False).succeeded)
+    assert np.asarray(traced(jnp.array([36.0, -1.0]))).tolist() == [True, False]
+
+
 def _small_network(dtype=jnp.float64):
     from difflab.neuron import Exp2Synapses
 

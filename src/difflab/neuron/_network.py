@@ -43,7 +43,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, StateInfo
-from ..core._checks import is_concrete
+from ..core._checks import is_concrete, raise_if_unphysical
 from ._cell import HodgkinHuxley
 from ._solver import AbstractVoltageStepSolver, _safe_div, rush_larsen_cn_step
 from ._synapses import AbstractSynapses, decay_factors, latest_arrival
@@ -113,6 +113,7 @@ class Network(AbstractModel):
         self.cells, self.synapses, self.n_cells, self.buffer = cells, synapses, n_cells, int(buffer)
         self.area = jnp.asarray(area, dtype=dtype)
         self.threshold = jnp.asarray(threshold, dtype=dtype)
+        raise_if_unphysical(self.physical_checks())  # a zero area or threshold NaN, refused at construction
 
     # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
@@ -122,12 +123,18 @@ class Network(AbstractModel):
         return (*self.cells.states, spikes, kernels)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
-        """Finite parameters (see `AbstractModel`) and each synapse population's constraints under its path.
+        """Finite parameters, the cells' constraints, a positive area, and each synapse population's constraints.
 
-        A constraint reads, for example, ``"synapses.0.delay must be > 0 ms"`` (see
-        `AbstractSynapses.physical_checks`).
+        Finite parameters as in `AbstractModel`; the synapses' under their path. A constraint reads, for example,
+        ``"gNa must be >= 0 mS/cm^2"``, ``"cells.C must be > 0 uF/cm^2"`` or ``"synapses.0.delay must be > 0 ms"``
+        (see `HodgkinHuxley.physical_checks` and `AbstractSynapses.physical_checks`).
         """
         checks = super().physical_checks()
+        for message, check in self.cells.physical_checks().items():
+            name, rest = message.split(" ", 1)
+            # the cells' aliases (gNa, ...) are the network's too; their other names live under "cells."
+            checks.setdefault(message if name in self.aliases else f"cells.{name} {rest}", check)
+        checks["area must be > 0 um^2"] = (~(self.area <= 0), self.area)
         for k, syn in enumerate(self.synapses):
             checks.update({f"synapses.{k}.{message}": check for message, check in syn.physical_checks().items()})
         return checks
