@@ -93,3 +93,73 @@ def _(ctx):
     from difflab import reflector as rf
 
     return rf.read_result_extensions(xlsx_book(ctx.tmp / "r.xlsx", [("A0", 0.1), ("B1", float("nan"))]), geometry())
+
+
+@case("rf.servo-time-constant-zero", "16", r"time_constant must be > 0 s")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.ActuatorServo(np.zeros(3), time_constant=0.0)
+
+
+@case("rf.servo-speed-nan", "16", r"max_speed must be finite")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.ActuatorServo(np.zeros(3), max_speed=float("nan"))
+
+
+@case("rf.step-response-dt-zero", "16", r"dt \(sampling interval, s\) must be a finite number > 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.synthetic_step_response(dt=0.0)
+
+
+@case("rf.step-response-noise-negative", "16", r"noise \(standard deviation, m\) must be a finite number >= 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.synthetic_step_response(noise=-1.0)
+
+
+@case("rf.source-direction-beta-95", "16", r"beta \(elevation\) must be a finite angle in \[0, 90\]")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.source_direction(0.0, 95.0)
+
+
+@case("rf.sky-track-latitude-100", "16", r"latitude must be a finite angle in \[-90, 90\]")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.sky_track(q2().s, np.array([0.0, 10.0]), latitude=100.0)
+
+
+@case("rf.tracking-taper-negative", "16", r"taper .* must be a finite number > 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.TrackingTarget(geometry(), q2().s, taper=-1.0)
+
+
+@case("rf.tracking-dt-save-zero", "16", r"dt_save .* must be a finite number > 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.simulate_tracking(geometry(), duration=10.0, dt_save=0.0)
+
+
+@case("rf.constraints-max-strain-negative", "16", r"max_strain .* must be a finite number > 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.check_constraints(geometry(), np.zeros(2226), max_strain=-1.0)
+
+
+@case("rf.ratio-temperature-negative", "16", r"temperature .* must be a finite number > 0")
+def _(ctx):
+    from difflab import reflector as rf
+
+    return rf.receiving_ratio(geometry(), np.zeros(2226), q2(), n=2, temperature=-1.0)

@@ -78,3 +78,66 @@ def test_cli_check_unreadable_files(tmp_path):
         assert res.exception is None or isinstance(res.exception, SystemExit)
     res = CliRunner().invoke(app, ["fast", "check", str(good), "--beta", "0"])
     assert res.exit_code == 2 and "--beta (elevation) = 0 degrees" in res.output and "nan" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"time_constant": 0.0}, r"time_constant must be > 0 s; got 0.0"),
+        ({"time_constant": -1.0}, r"time_constant must be > 0 s; got -1.0"),
+        ({"max_speed": 0.0}, r"max_speed must be > 0 m/s; got 0.0"),
+        ({"max_speed": np.nan}, r"max_speed must be finite; got nan"),
+    ],
+)
+def test_servo_without_a_positive_time_constant_or_speed_is_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        rf.ActuatorServo(np.zeros(3), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dt": 0.0}, r"dt \(sampling interval, s\) must be a finite number > 0; got 0.0"),
+        ({"noise": -1.0}, r"noise \(standard deviation, m\) must be a finite number >= 0; got -1.0"),
+        ({"duration": np.nan}, r"duration \(s\) must be a finite number > 0; got nan"),
+    ],
+)
+def test_step_response_recording_settings_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        rf.synthetic_step_response(**kwargs)
+
+
+def test_servo_fit_start_outside_its_bounds_is_refused():
+    with pytest.raises(ValueError, match=r"time_constant0 must be a start inside the bounds \[0.1, 30\] s; got 50.0"):
+        rf.fit_servo(None, time_constant0=50.0)
+
+
+def test_angles_out_of_range_are_refused_by_source_direction():
+    """β = 95° is azimuth α + 180° at elevation 85°: refused, as Pointing.from_angles refuses it."""
+    with pytest.raises(ValueError, match=r"beta \(elevation\) must be a finite angle in \[0, 90\] degrees, got 95.0"):
+        rf.source_direction(0.0, 95.0)
+    with pytest.raises(ValueError, match=r"alpha \(azimuth\) must be a finite angle in \[0, 360\] degrees, got nan"):
+        rf.source_direction(np.array([10.0, np.nan]), 60.0)
+
+
+def test_tracking_settings_are_checked(geometry, q2):
+    with pytest.raises(ValueError, match=r"latitude must be a finite angle in \[-90, 90\] degrees"):
+        rf.sky_track(q2.s, np.array([0.0, 10.0]), latitude=100.0)
+    with pytest.raises(ValueError, match=r"t must be finite; found 1 NaN/inf"):
+        rf.sky_track(q2.s, np.array([0.0, np.nan]))
+    with pytest.raises(ValueError, match=r"taper \(width of the aperture-edge window, m\) must be a finite number > 0"):
+        rf.TrackingTarget(geometry, q2.s, taper=-1.0)
+    with pytest.raises(ValueError, match=r"dt_save \(interval between saved times, s\) must be a finite number > 0"):
+        rf.simulate_tracking(geometry, duration=10.0, dt_save=0.0)
+    with pytest.raises(ValueError, match=r"dt_save must be <= duration to save at least two times; got 60.0 > 10.0 s"):
+        rf.simulate_tracking(geometry, duration=10.0)
+
+
+def test_limits_and_smoothing_length_must_be_positive(geometry, q2):
+    e = np.zeros(geometry.n_nodes)
+    with pytest.raises(ValueError, match=r"max_strain \(relative edge-length change, 1\) must be a finite number > 0"):
+        rf.check_constraints(geometry, e, max_strain=-1.0)
+    with pytest.raises(ValueError, match=r"max_extension \(actuator travel, m\) must be a finite number > 0; got nan"):
+        rf.check_constraints(geometry, e, max_extension=np.nan)
+    with pytest.raises(ValueError, match=r"temperature \(smoothing length of the hit indicator, m\) must be a finite"):
+        rf.receiving_ratio(geometry, e, q2, n=2, temperature=-1.0)

@@ -54,6 +54,18 @@ def check_unit_vector(s, name: str = "s") -> None:
         )
 
 
+def check_positive(value, name: str, units: str, *, what: str = "") -> None:
+    """Refuse a concrete `value` with an entry that is not a finite number > 0 (NaN included), naming `name`."""
+    if not is_concrete(value):
+        return
+    arr = np.asarray(value, dtype=float)
+    bad = ~(np.isfinite(arr) & (arr > 0))
+    if bad.any():
+        got = arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
+        label = f"{name} ({what}, {units})" if what else f"{name} ({units})"
+        raise ValueError(f"{label} must be a finite number > 0; got {got}")
+
+
 def check_depth(depth, radius, name: str = "depth") -> None:
     """Refuse a concrete vertex depth h (m) that is not finite or leaves no positive focal length h - 0.534 R."""
     if not is_concrete((depth, radius)):

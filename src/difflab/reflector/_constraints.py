@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
+from ._checks import check_positive
 from ._constants import MAX_EXTENSION, MAX_STRAIN
 from ._geometry import Geometry
 from ._kinematics import Kinematics, node_positions
@@ -70,6 +71,8 @@ def check_constraints(
     max_strain: float = MAX_STRAIN,
 ) -> ConstraintReport:
     """Check extensions e (m, one per node, positive inward) against the travel and edge limits, in float64."""
+    check_positive(max_extension, "max_extension", "m", what="actuator travel")
+    check_positive(max_strain, "max_strain", "1", what="relative edge-length change")
     e = np.asarray(e, dtype=np.float64)
     if e.shape != (geometry.n_nodes,):
         raise ValueError(f"e must have shape ({geometry.n_nodes},) (one extension per node), got {e.shape}")

@@ -19,6 +19,7 @@ import numpy as np
 import xarray as xr
 
 from ..core._simulate import simulate
+from ._checks import check_positive
 from ._constants import APERTURE_RADIUS, MAX_STRAIN
 from ._constraints import edge_strain
 from ._geometry import Geometry
@@ -72,6 +73,10 @@ def simulate_tracking(
     n: int = 8,
 ) -> xr.Dataset:
     """Simulate tracking a source that passes (α, β) (degrees) at mid-observation; times in s from then."""
+    check_positive(duration, "duration", "s")
+    check_positive(dt_save, "dt_save", "s", what="interval between saved times")
+    if dt_save > duration:
+        raise ValueError(f"dt_save must be <= duration to save at least two times; got {dt_save} > {duration} s")
     s0 = source_direction(alpha, beta)
     target = TrackingTarget(geometry, s0, depth)
     ts = jnp.arange(-duration / 2, duration / 2 + 0.5 * dt_save, dt_save)

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from ._checks import check_extensions, check_unit_vector
+from ._checks import check_extensions, check_positive, check_unit_vector
 from ._constants import DISC_RADIUS
 from ._geometry import Geometry
 from ._kinematics import Kinematics, node_positions
@@ -121,6 +121,8 @@ def panel_hit_fraction(
     """
     if shape not in ("sphere", "flat"):
         raise ValueError(f"shape must be 'sphere' or 'flat', got {shape!r}")
+    if temperature is not None:  # a negative length would count the misses instead of the hits
+        check_positive(temperature, "temperature", "m", what="smoothing length of the hit indicator")
     weights = jnp.asarray(barycentric_grid(n))
     dist, forward = _miss_distance(vertices, pointing.s, pointing.focus, radius, weights, shape)
     if temperature is None:
@@ -166,7 +168,9 @@ def receiving_ratio(
     check_extensions(e, geometry.n_nodes, "e")
     if pointing.panels_inside.size == 0:
         raise ValueError("pointing must select at least one panel inside the aperture (η would be 0/0); got none")
-    temperature = None if temperature is None else jnp.asarray(temperature, dtype=float)
+    if temperature is not None:
+        check_positive(temperature, "temperature", "m", what="smoothing length of the hit indicator")
+        temperature = jnp.asarray(temperature, dtype=float)
     return _ratio(geometry, jnp.asarray(e), pointing, n, shape, temperature, kinematics)
 
 

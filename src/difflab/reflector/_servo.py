@@ -19,6 +19,7 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
+from ..core._checks import raise_if_unphysical
 from ..core._model import AbstractModel, StateInfo
 
 
@@ -43,6 +44,14 @@ class ActuatorServo(AbstractModel):
         self.e0 = jnp.asarray(e0, dtype=float)
         self.time_constant = jnp.asarray(time_constant, dtype=float)
         self.max_speed = jnp.asarray(max_speed, dtype=float)
+        raise_if_unphysical(self.physical_checks())
+
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """Finite parameters (see `AbstractModel`), τ > 0 s and v_max > 0 m/s (the speed divides the error)."""
+        checks = super().physical_checks()
+        checks["time_constant must be > 0 s"] = (~(self.time_constant <= 0), self.time_constant)
+        checks["max_speed must be > 0 m/s"] = (~(self.max_speed <= 0), self.max_speed)
+        return checks
 
     def vector_field(self, t, y, args):
         error = args(t) - y["extension"]

@@ -16,6 +16,7 @@ import xarray as xr
 
 from ..core._protocol import Step, Sum
 from ..core._simulate import simulate
+from ._checks import check_positive
 from ._servo import ActuatorServo
 
 #: The step command: (small amplitude m, start s, switch time s, large level m).
@@ -38,6 +39,10 @@ def synthetic_step_response(
     seed: int = 0,
 ) -> xr.Dataset:
     """A simulated step-response recording with N(0, noise²) measurement noise (m); times in s."""
+    check_positive(duration, "duration", "s")
+    check_positive(dt, "dt", "s", what="sampling interval")
+    if not (np.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise (standard deviation, m) must be a finite number >= 0; got {noise}")
     ts = jnp.arange(0.0, duration + 0.5 * dt, dt)
     model = ActuatorServo(0.0, time_constant, max_speed)
     traj = simulate(model, step_command(), ts, max_steps=4096)
@@ -51,7 +56,16 @@ def synthetic_step_response(
 
 
 def fit_servo(data: xr.Dataset, *, time_constant0: float = 5.0, max_speed0: float = 3e-3, steps: int = 60):
-    """Fit (τ, v_max) to a step-response recording; returns a `difflab.Calibration`."""
+    """Fit (τ, v_max) to a step-response recording; returns a `difflab.Calibration`.
+
+    The starts must lie inside the fit's bounds, τ in [0.1, 30] s and v_max in [1e-4, 1e-2] m/s.
+    """
+    for name, value, (low, high), units in (
+        ("time_constant0", time_constant0, (0.1, 30.0), "s"),
+        ("max_speed0", max_speed0, (1e-4, 1e-2), "m/s"),
+    ):
+        if not low <= value <= high:  # NaN fails too
+            raise ValueError(f"{name} must be a start inside the bounds [{low:g}, {high:g}] {units}; got {value}")
     from ..calibration._calibrate import calibrate
 
     model = ActuatorServo(0.0, time_constant0, max_speed0)

@@ -18,21 +18,30 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
+from ..core._checks import is_concrete
 from ._checks import check_unit_vector
 from ._constants import APERTURE_RADIUS, focal_surface_radius
 from ._geometry import Geometry
 
 
-def check_direction(alpha: float, beta: float) -> None:
-    """Raise `ValueError` naming the argument if α ∉ [0, 360] or β ∉ [0, 90] degrees (or not finite)."""
-    if not np.isfinite(alpha) or not 0.0 <= alpha <= 360.0:
-        raise ValueError(f"alpha (azimuth) must be a finite angle in [0, 360] degrees, got {alpha!r}")
-    if not np.isfinite(beta) or not 0.0 <= beta <= 90.0:
-        raise ValueError(f"beta (elevation) must be a finite angle in [0, 90] degrees, got {beta!r}")
+def check_direction(alpha: ArrayLike, beta: ArrayLike) -> None:
+    """Raise `ValueError` naming the argument if α ∉ [0, 360] or β ∉ [0, 90] degrees (or not finite).
+
+    Concrete values only (scalars or arrays of angles); traced angles are left to the caller.
+    """
+    for name, what, value, top in (("alpha", "azimuth", alpha, 360.0), ("beta", "elevation", beta, 90.0)):
+        if not is_concrete(value):
+            continue
+        arr = np.asarray(value, dtype=float)
+        bad = ~((arr >= 0.0) & (arr <= top))  # NaN fails too
+        if bad.any():
+            got = arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
+            raise ValueError(f"{name} ({what}) must be a finite angle in [0, {top:g}] degrees, got {float(got)!r}")
 
 
 def source_direction(alpha: ArrayLike, beta: ArrayLike) -> Float[Array, "*batch 3"]:
-    """Unit vector s towards the source; `alpha` (azimuth) and `beta` (elevation) in degrees."""
+    """Unit vector s towards the source; `alpha` (azimuth) in [0, 360] and `beta` (elevation) in [0, 90] degrees."""
+    check_direction(alpha, beta)  # β = 95 would silently be azimuth α + 180 at elevation 85
     a = jnp.deg2rad(jnp.asarray(alpha, dtype=float))
     b = jnp.deg2rad(jnp.asarray(beta, dtype=float))
     return jnp.stack([jnp.cos(b) * jnp.cos(a), jnp.cos(b) * jnp.sin(a), jnp.sin(b)], axis=-1)

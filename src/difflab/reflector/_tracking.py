@@ -17,8 +17,9 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
+from ..core._checks import check_finite, is_concrete
 from ..core._protocol import AbstractProtocol
-from ._checks import check_depth, check_unit_vector
+from ._checks import check_depth, check_positive, check_unit_vector
 from ._constants import APERTURE_RADIUS
 from ._geometry import Geometry
 from ._paraboloid import ideal_extensions
@@ -33,6 +34,9 @@ FAST_LATITUDE = 25.65
 def sky_track(s0: ArrayLike, t: ArrayLike, latitude: float = FAST_LATITUDE) -> Float[Array, "*t 3"]:
     """Source direction at times t (s) for a source at the unit vector s0 at t = 0 (rotation about the pole)."""
     check_unit_vector(s0, "s0")
+    if is_concrete(latitude) and not -90.0 <= float(latitude) <= 90.0:  # NaN fails too
+        raise ValueError(f"latitude must be a finite angle in [-90, 90] degrees (north positive); got {latitude}")
+    check_finite(t, "t")
     phi = jnp.deg2rad(latitude)
     p = jnp.array([0.0, jnp.cos(phi), jnp.sin(phi)])
     s0 = jnp.asarray(s0)
@@ -61,6 +65,7 @@ class TrackingTarget(AbstractProtocol):
     def __init__(self, geometry: Geometry, s0: ArrayLike, depth: ArrayLike = 300.8, taper: ArrayLike = 2.0):
         check_unit_vector(s0, "s0")
         check_depth(depth, geometry.radius)
+        check_positive(taper, "taper", "m", what="width of the aperture-edge window")  # < 0 would invert it
         self.geometry = geometry
         self.s0 = jnp.asarray(s0, dtype=float)
         self.depth = jnp.asarray(depth, dtype=float)
