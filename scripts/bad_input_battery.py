@@ -56,6 +56,7 @@ from battery import (  # noqa: F401 - each module registers its cases on import
     cases_calibration,
     cases_circuits,
     cases_cli,
+    cases_ensembles,
     cases_io,
     cases_network,
     cases_neuron,

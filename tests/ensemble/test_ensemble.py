@@ -108,3 +108,10 @@ def test_empty_batches_no_devices_and_bad_chunk_sizes_are_refused_by_name():
     for bad in (0, -1, 2.5):
         with pytest.raises(ValueError, match=rf"chunk_size must be a whole number >= 1 .*; got {bad}"):
             run_ensemble(batch, None, TS, strategy="chunked", chunk_size=bad)
+    for bad in (0, -5, 1e9):
+        with pytest.raises(ValueError, match=rf"memory_budget must be a whole number of bytes >= 1; got {bad}"):
+            run_ensemble(batch, None, TS, memory_budget=bad)
+    with pytest.raises(ValueError, match=r"make_batch value of k must have shape \(1,\) \(per member\); got \(1, 2\)"):
+        make_batch(Decay(), k=[[0.5, 0.6]])
+    with pytest.raises(KeyError, match=r"'Q' is not a saved variable of this trajectory; saved: y"):
+        run_ensemble(batch, None, TS)["Q"]

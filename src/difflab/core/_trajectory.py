@@ -55,6 +55,9 @@ class Trajectory(eqx.Module):
         return ok
 
     def __getitem__(self, name: str) -> Array:
+        if name not in self.ys:
+            saved = ", ".join(map(str, self.ys))
+            raise KeyError(f"{name!r} is not a saved variable of this trajectory; saved: {saved}")
         return self.ys[name]
 
     def to_xarray(self, member_coords: dict[str, np.ndarray] | None = None) -> xr.Dataset:

@@ -110,6 +110,9 @@ def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
     for name, value in arrays.items():
         path = model.resolve(name)
         old = get_path(model, path)
+        if value.ndim > 1 and value.shape[1:] != jnp.shape(old):
+            shapes = " or ".join(sorted({str((n,)), str((n, *jnp.shape(old)))}))
+            raise ValueError(f"make_batch value of {name} must have shape {shapes} (per member); got {value.shape}")
         value = value.reshape(n, *([1] * old.ndim)) if value.ndim == 1 else value
         per_member[path] = jnp.broadcast_to(value, (n, *old.shape))
     batch = set_paths(batch, per_member)
@@ -154,6 +157,8 @@ def run_ensemble(
     n = n_members(batch)
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a whole number >= 1 (members per vmapped group); got {chunk_size!r}")
+    if isinstance(memory_budget, bool) or not isinstance(memory_budget, int | np.integer) or memory_budget < 1:
+        raise ValueError(f"memory_budget must be a whole number of bytes >= 1; got {memory_budget!r}")
     if devices is not None and len(devices) == 0:
         raise ValueError("devices must name at least one device (or be None for all of jax.devices()); got []")
     # numpy keeps save times closed over inside jit concrete (jnp.asarray would trace them), as simulate does
