@@ -10,8 +10,10 @@ caller turns into a failed member (`Trajectory.succeeded` false, its values NaN)
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 
+import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -135,3 +137,95 @@ def check_state_shapes(model, y0) -> None:
     if len(set(leads.values())) > 1:  # a leading axis on some states only: the vector field cannot match it
         shown = ", ".join(f"y0[{k!r}] {v}" for k, v in leads.items())
         raise ValueError(f"y0 entries must share one leading shape beyond model.initial_state()'s; got {shown}")
+
+
+# ---------------------------------------------------------------- solver options (simulate, sesolve, mesolve)
+def check_solve_options(solver=None, stepsize_controller=None, adjoint=None, max_steps: int | None = None) -> None:
+    """Refuse solver options of the wrong kind or value, naming the keyword (before diffrax meets them).
+
+    A string solver or adjoint would fail deep inside diffrax with an `AttributeError`, and `max_steps=-1` with a
+    `math domain error`; the controller's settings are checked by `check_stepsize_controller`.
+    """
+    for name, value, kind, example in (
+        ("solver", solver, diffrax.AbstractSolver, "diffrax.Tsit5()"),
+        ("adjoint", adjoint, diffrax.AbstractAdjoint, "diffrax.RecursiveCheckpointAdjoint()"),
+    ):
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(
+                f"{name} must be a diffrax {kind.__name__} instance, e.g. {example}, or None; got {value!r}"
+            )
+    check_stepsize_controller(stepsize_controller)
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral)):
+        raise TypeError(f"max_steps must be a positive integer or None; got {max_steps!r}")
+    if max_steps is not None and max_steps < 1:
+        raise ValueError(f"max_steps must be a positive integer or None; got {max_steps}")
+
+
+def check_stepsize_controller(controller, name: str = "stepsize_controller") -> None:
+    """Refuse a step-size controller whose concrete settings cannot give a correct solve, naming the field.
+
+    diffrax accepts `PIDController(rtol=-1, atol=1e-8)` and runs it: the error test `err / (atol + rtol |y|) < 1` then
+    accepts nearly any step (a wrong answer reported as success), and `rtol = atol = 0` rejects every step until
+    `max_steps` runs out, with advice (raise `max_steps`) that cannot help. Traced settings are not checked.
+    """
+    if controller is None:
+        return
+    if not isinstance(controller, diffrax.AbstractStepSizeController):
+        if isinstance(controller, type):
+            shown = f"the class {controller.__name__} (call it: {controller.__name__}(...))"
+        else:
+            shown = f"{type(controller).__name__} {controller!r}"
+        raise TypeError(
+            f"{name} must be a diffrax step-size controller instance, e.g. diffrax.PIDController(rtol=1e-6, "
+            f"atol=1e-8) or diffrax.ConstantStepSize(); got {shown}"
+        )
+    if isinstance(controller, diffrax.ClipStepSizeController):
+        check_stepsize_controller(controller.controller, f"{name}.controller")
+        for field in ("step_ts", "jump_ts"):
+            if getattr(controller, field) is not None:
+                check_finite(getattr(controller, field), f"{name}.{field}")
+    elif isinstance(controller, diffrax.PIDController):
+        _check_pid(controller, name)
+    elif isinstance(controller, diffrax.StepTo):
+        check_finite(controller.ts, f"{name}.ts")
+        check_increasing(controller.ts, f"{name}.ts")
+
+
+#: PID settings that diffrax accepts but that cannot give a correct solve: (field, test, what is expected).
+#: NaN fails every test; dtmax = inf and factormax = inf mean "no bound" and pass.
+_PID_RULES = (
+    ("rtol", lambda x: np.isfinite(x) & (x >= 0), "finite and >= 0 (a tolerance)"),
+    ("atol", lambda x: np.isfinite(x) & (x >= 0), "finite and >= 0 (a tolerance)"),
+    ("dtmin", lambda x: x > 0, "> 0 (or None)"),
+    ("dtmax", lambda x: x > 0, "> 0 (or None)"),
+    ("error_order", lambda x: x > 0, "> 0 (or None)"),
+    ("pcoeff", np.isfinite, "finite"),
+    ("icoeff", np.isfinite, "finite"),
+    ("dcoeff", np.isfinite, "finite"),
+    ("factormin", lambda x: (x > 0) & (x <= 1), "in (0, 1] (a rejected step shrinks by at least it)"),
+    ("factormax", lambda x: x >= 1, ">= 1 (an accepted step grows by at most it)"),
+    ("safety", lambda x: (x > 0) & (x <= 1), "in (0, 1]"),
+)
+
+
+def _check_pid(c: diffrax.PIDController, name: str) -> None:
+    """The PID controller's tolerances, step bounds, coefficients and factors (see `check_stepsize_controller`)."""
+    values = {field: getattr(c, field) for field, _, _ in _PID_RULES}
+    if not is_concrete(list(values.values())):
+        return
+    v = {k: np.asarray(x, dtype=float) for k, x in values.items() if x is not None}
+    for field, test, expected in _PID_RULES:
+        if field in v and not np.all(test(v[field])):
+            raise ValueError(f"{name}.{field} must be {expected}; got {values[field]!r}")
+    if np.any((v["rtol"] == 0) & (v["atol"] == 0)):
+        raise ValueError(
+            f"{name}.rtol and {name}.atol must not both be 0: no step can meet a zero tolerance (raising max_steps "
+            "cannot help); got rtol=0, atol=0"
+        )
+    if "dtmin" in v and "dtmax" in v and np.any(v["dtmin"] > v["dtmax"]):
+        raise ValueError(f"{name}.dtmin must be <= {name}.dtmax; got dtmin={values['dtmin']}, dtmax={values['dtmax']}")
+    if not np.all(v["pcoeff"] + v["icoeff"] + v["dcoeff"] > 0):
+        raise ValueError(
+            f"{name}.pcoeff + icoeff + dcoeff must be > 0 (otherwise the step does not respond to the error); got "
+            f"{values['pcoeff']} + {values['icoeff']} + {values['dcoeff']}"
+        )

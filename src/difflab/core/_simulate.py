@@ -14,7 +14,14 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
 from ._backend import default_loop
-from ._checks import check_finite, check_increasing, is_concrete, physical_flag, raise_if_unphysical
+from ._checks import (
+    check_finite,
+    check_increasing,
+    check_solve_options,
+    is_concrete,
+    physical_flag,
+    raise_if_unphysical,
+)
 from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, saves_per_step, scan_solve, step_grid
 from ._model import AbstractModel, StateInfo
 from ._protocol import AbstractProtocol
@@ -113,6 +120,7 @@ def simulate(
     if not is_concrete([ok for ok, _ in checks.values()]):
         y0, physical = physical_flag(checks, y0, throw=throw)
     solver = model.default_solver() if solver is None else solver
+    check_solve_options(solver, stepsize_controller, adjoint, max_steps)
     controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
     if dt0 is not None and is_concrete(dt0):
         step = np.asarray(dt0, dtype=float)
@@ -121,6 +129,11 @@ def simulate(
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
     hint = None if dt0 is not None else (lambda: _step_hint(model))  # built only for the error message
     dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
+    if dt0 is None and isinstance(controller, diffrax.ConstantStepSize):
+        raise ValueError(
+            f"dt0 must be given (a step > 0 in {model.time_units}) with diffrax.ConstantStepSize: "
+            f"{type(model).__name__} has no default step; got None"
+        )
     max_steps = _fit_fixed_steps(max_steps, controller, dt0, times, throw, origin, hint)
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint

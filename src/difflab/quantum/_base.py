@@ -19,7 +19,7 @@ from ..core._model import AbstractModel
 from ..core._protocol import AbstractProtocol
 from ._checks import check_hermitian, check_same_dim
 from ._drives import Controls, Drive
-from ._operator import Operator, as_operator
+from ._operator import Operator, model_operator
 from ._pulses import feature_time
 
 
@@ -54,12 +54,16 @@ class AbstractQuantumModel(AbstractModel):
 def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple[Drive, ...]]:
     """Check and convert `H0` and `drives` (Hermitian, matching dimensions)."""
     check_hermitian(H0, "H0")
-    H0 = as_operator(H0, name="H0", layout=layout)
+    H0 = model_operator(H0, name="H0", layout=layout)
+    if H0.n < 1:
+        raise ValueError(f"`H0` must act on at least one level; got shape {H0.shape}.")
     return H0, convert_drive_list(drives, H0.n, reference="H0")
 
 
 def convert_drive_list(drives, n: int, *, reference: str = "H") -> tuple[Drive, ...]:
     """Check drives: `Drive`s or `(protocol, operator)` pairs with Hermitian n×n operators."""
+    if isinstance(drives, Drive):
+        raise TypeError("`drives` must be a list of Drive terms; got a single Drive: pass [drive]")
     converted = []
     for j, drive in enumerate(drives):
         if not isinstance(drive, Drive):

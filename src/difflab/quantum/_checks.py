@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from ..core._checks import is_concrete
-from ._operator import Operator
+from ._operator import Operator, check_numeric
 from ._storage import RealDense
 
 __all__ = ["check_density", "check_finite", "check_hermitian", "check_ket", "check_same_dim"]
@@ -51,6 +51,8 @@ def check_finite(x, name: str) -> None:
     A NaN would otherwise vanish silently: it fails every comparison, so a Hermiticity test passes it
     and the sparse-layout detection drops it as a zero diagonal (H = [[0, nan], [nan, 0]] ran as H = 0).
     """
+    if not isinstance(x, Operator) and is_concrete(x):
+        check_numeric(x, name, "a numeric array or an Operator")
     m = _dense(x)
     if m is None:
         return
@@ -78,6 +80,8 @@ def check_hermitian(x, name: str) -> None:
 
 def check_same_dim(x, n: int, name: str, reference: str) -> None:
     """Raise `ValueError` if operator `x` is not n×n (the dimension of `reference`)."""
+    if not isinstance(x, Operator) and is_concrete(x):
+        check_numeric(x, name, f"a numeric ({n}, {n}) array or an Operator")
     shape = (x.n, x.n) if isinstance(x, Operator) else tuple(np.shape(x))[-2:]
     if shape != (n, n):
         raise ValueError(f"`{name}` has shape {shape} but `{reference}` acts on dimension {n}: expected ({n}, {n}).")
@@ -85,6 +89,8 @@ def check_same_dim(x, n: int, name: str, reference: str) -> None:
 
 def check_ket(psi, n: int, name: str = "psi0") -> None:
     """Raise `ValueError` unless `psi` has shape (..., n) and unit norm."""
+    if is_concrete(psi):
+        check_numeric(psi, name, f"a ket: a numeric array of shape ({n},)")
     shape = tuple(np.shape(psi))
     if len(shape) < 1 or shape[-1] != n:
         raise ValueError(f"`{name}` must be a state vector of dimension {n} (shape (..., {n})), got shape {shape}.")
@@ -92,9 +98,26 @@ def check_ket(psi, n: int, name: str = "psi0") -> None:
     v = _dense(psi)
     if v is None:
         return
+    if _looks_like_density(v):
+        raise ValueError(
+            f"`{name}` must be a ket of shape ({n},) or ({n}, 1); got shape {shape}, Hermitian with trace 1: it looks "
+            "like a density matrix. Pass a ket, or use mesolve (rho0) for a density matrix."
+        )
     norm = np.linalg.norm(v, axis=-1)
-    if np.any(np.abs(norm - 1.0) > NORM_ATOL):
-        raise ValueError(f"`{name}` must have unit norm; got norm {norm.ravel()[0]:.12g}.")
+    off = np.abs(norm - 1.0) > NORM_ATOL
+    if np.any(off):
+        where = np.argwhere(off)[0]
+        at = f"[{', '.join(map(str, where))}]" if len(shape) > 1 else ""
+        raise ValueError(f"`{name}{at}` must have unit norm; got norm {norm[tuple(where)]:.12g}.")
+
+
+def _looks_like_density(v: np.ndarray) -> bool:
+    """True for a square (n, n) array that is Hermitian with trace 1 but whose rows are not all unit kets."""
+    if v.ndim != 2 or v.shape[0] != v.shape[1] or v.shape[0] < 2:
+        return False
+    rows_unit = np.all(np.abs(np.linalg.norm(v, axis=-1) - 1.0) <= NORM_ATOL)
+    hermitian = np.abs(v - v.conj().T).max() <= HERMITIAN_RTOL * max(1.0, np.abs(v).max())
+    return bool(not rows_unit and hermitian and abs(np.trace(v) - 1.0) <= NORM_ATOL)
 
 
 def check_density(rho, n: int, name: str = "rho0") -> None:

@@ -9,6 +9,8 @@ adaptive solver, `diffrax.RecursiveCheckpointAdjoint`); the optimiser is Adam on
 
 from __future__ import annotations
 
+import numbers
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -20,6 +22,24 @@ from ._transmon import drag_pulses, gate_fidelity, subspace_propagator, transmon
 __all__ = ["X_GATE", "optimize_drag"]
 
 X_GATE = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=complex)
+
+
+def _check_settings(anharmonicity, duration, sigma, target, steps, learning_rate) -> None:
+    """Refuse settings that would end in NaN controls or an empty history, naming the argument."""
+    for name, value, units in (
+        ("duration", duration, "ns"),
+        ("sigma", sigma, "ns"),
+        ("learning_rate", learning_rate, ""),
+    ):
+        if not (np.ndim(value) == 0 and 0 < float(value) < np.inf):
+            raise ValueError(f"`{name}` must be finite and > 0 {units}".rstrip() + f"; got {value!r}.")
+    if not (np.ndim(anharmonicity) == 0 and np.isfinite(anharmonicity) and anharmonicity != 0):
+        raise ValueError(f"`anharmonicity` must be finite and non-zero (rad/ns); got {anharmonicity!r}.")
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer; got {steps!r}.")
+    t = np.asarray(target)
+    if t.shape != (2, 2) or not np.issubdtype(t.dtype, np.number) or not np.allclose(t.conj().T @ t, np.eye(2)):
+        raise ValueError(f"`target` must be a 2×2 unitary (the gate on |0>, |1>); got {target!r}.")
 
 
 def _infidelity(u, scale, anharmonicity, duration, sigma, target, levels):
@@ -53,6 +73,7 @@ def optimize_drag(
     `fidelity` (of the returned controls), `start_fidelity` and the infidelity `history` (one entry per step).
     """
     sigma = duration / 4 if sigma is None else sigma
+    _check_settings(anharmonicity, duration, sigma, target, steps, learning_rate)
     a_pi = np.pi / (sigma * np.sqrt(2 * np.pi))
     scale = jnp.array([a_pi, 1 / abs(anharmonicity), abs(anharmonicity)])
     args = (jnp.asarray(anharmonicity), duration, sigma, jnp.asarray(target), levels)

@@ -16,9 +16,10 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex, Float
 
+from ..core._checks import is_concrete
 from ..core._protocol import AbstractProtocol, Constant
 from ._checks import check_finite
-from ._operator import Operator, as_operator
+from ._operator import Operator, check_numeric, model_operator
 
 __all__ = ["Controls", "Drive"]
 
@@ -34,10 +35,12 @@ class Drive(eqx.Module):
 
     def __init__(self, protocol: AbstractProtocol | ArrayLike, operator: Complex[Array, "n n"] | Operator):
         if not isinstance(protocol, AbstractProtocol):
+            if is_concrete(protocol):
+                check_numeric(protocol, "Drive.protocol", "a difflab protocol or a number (rad per time unit)")
             protocol = Constant(protocol)
         self.protocol = protocol
         check_finite(operator, "Drive.operator")  # before the layout detection, which would drop a NaN entry
-        self.operator = as_operator(operator, name="Drive.operator")
+        self.operator = model_operator(operator, name="Drive.operator")
 
 
 class Controls(AbstractProtocol):

@@ -20,9 +20,9 @@ from jaxtyping import Array, ArrayLike, Complex, Shaped
 
 from ..core._model import StateInfo
 from ._base import AbstractQuantumModel, convert_drives
-from ._checks import check_density, check_finite, check_same_dim, check_time_units
+from ._checks import check_density, check_finite, check_ket, check_same_dim, check_time_units
 from ._drives import Drive
-from ._operator import Operator, as_operator
+from ._operator import Operator, check_numeric, model_operator
 from ._schrodinger import split_state
 
 __all__ = ["LindbladModel"]
@@ -65,7 +65,7 @@ class LindbladModel(AbstractQuantumModel):
         for k, op in enumerate(jump_ops):
             check_same_dim(op, n, f"jump_ops[{k}]", "H0")
             check_finite(op, f"jump_ops[{k}]")
-            ops.append(as_operator(op, name=f"jump_ops[{k}]", layout=layout))
+            ops.append(model_operator(op, name=f"jump_ops[{k}]", layout=layout))
         self.jump_ops = tuple(ops)
         self.y0 = split_state(as_density(rho0, n), "rho")
         self.time_units = check_time_units(time_units)
@@ -85,10 +85,11 @@ def as_density(rho0, n: int, name: str = "rho0") -> Complex[Array, "n n"]:
     """A checked density matrix from `rho0` (n×n, or a ket (n,) turned into a projector); default |0><0|."""
     if rho0 is None:
         return jnp.zeros((n, n), complex).at[0, 0].set(1.0)
+    check_numeric(rho0, name, f"a density matrix ({n}, {n}) or a ket ({n},)")
     rho0 = jnp.asarray(rho0, dtype=complex)
+    if rho0.shape == (n, 1) and n > 1:  # a column ket
+        rho0 = rho0[:, 0]
     if rho0.ndim == 1:
-        from ._checks import check_ket
-
         check_ket(rho0, n, name)
         return jnp.outer(rho0, jnp.conj(rho0))
     check_density(rho0, n, name)

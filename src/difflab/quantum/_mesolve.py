@@ -27,14 +27,14 @@ import numpy as np
 from jaxtyping import ArrayLike, Complex, Float
 
 from ..core._backend import default_solver
-from ..core._checks import check_finite, check_increasing
+from ..core._checks import check_finite, check_increasing, check_solve_options
 from ._base import convert_drive_list, default_controller
 from ._batch import resolve_strategy, solve_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
 from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
-from ._operator import Operator, as_operator_batch, cached_operator
+from ._operator import Operator, as_operator_batch, cached_operator, check_numeric
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import DEFAULT_MAX_STEPS, QuantumModel, deprecated_tolerances, solve_model
 
@@ -218,34 +218,25 @@ def mesolve(
 
 def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, strategy,
            batch, time_units, options, layout) -> QuantumResult:  # fmt: skip
+    # eagerly, before any member of a batch is traced (simulate checks them again for its other callers)
+    check_solve_options(options["solver"], options["stepsize_controller"], options["adjoint"], options["max_steps"])
+    check_numeric(ts, "ts", f"a 1-D numeric array of save times ({time_units})")
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:
         raise ValueError(f"`ts` must be 1-D with at least 2 times, got shape {ts.shape}.")
     check_finite(ts, "ts")
     check_increasing(ts, "ts")
-    if np.ndim(H) == 2 and not isinstance(H, Operator):
-        check_finite_operator(H, "H")
-        H0, herm = cached_operator(H, name="H", layout=layout)
-        if not herm:
-            check_hermitian(H, "H")  # raises with the details
-        b_H = None
-    else:
-        check_hermitian(H, "H")
-        H0, b_H = as_operator_batch(H, name="H", layout=layout)
+    H0, b_H = _hamiltonian(H, layout)
     n = H0.n
     drives = convert_drive_list(drives, n)
-    jumps, b_jumps = [], []
-    for k, L in enumerate(jump_ops):
-        check_same_dim(L, n, f"jump_ops[{k}]", "H")
-        check_finite_operator(L, f"jump_ops[{k}]")
-        op, b = as_operator_batch(L, name=f"jump_ops[{k}]", layout=layout)
-        jumps.append(op)
-        b_jumps.append(b)
+    jumps, b_jumps = _jump_operators(jump_ops, n, layout)
     sizes = {b for b in (b_H, *b_jumps) if b is not None}
     if len(sizes) > 1:
         raise ValueError(f"Batched `H` and `jump_ops` must share one batch size, got sizes {sorted(sizes)}.")
     n_batch = sizes.pop() if sizes else None
+    coords = _batch_coords(batch_coords, n_batch, batch_dim)  # before the solve, which may take long
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
+    state0 = _ket_column(state0, n, "rho0" if open_system else "psi0")  # (n, 1) is one ket, not n kets
     y0, n_states = _initial_states(state0, n, open_system)
     members = (n_batch or 1) * n_states
     state_size = 2 * (n * n if open_system else n)
@@ -260,17 +251,76 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     )  # fmt: skip
     traj = solve_members(_solve_member, problem, members, strategy)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())
-    coords = tuple((key, tuple(np.asarray(values).tolist())) for key, values in (batch_coords or {}).items())
     return QuantumResult(
         traj, lead, tuple(names), all_hermitian, batch_dim, coords, open_system, time_units, n_batch
     )  # fmt: skip
+
+
+def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:
+    """`H` checked (numeric, finite, Hermitian, at least 1×1) and converted; returns `(operator, batch size)`."""
+    if not isinstance(H, Operator):
+        expected = "a Hamiltonian: a numeric (n, n) array (e.g. q.sigmax()), a batch (b, n, n) or an Operator"
+        check_numeric(H, "H", expected)
+    if np.ndim(H) == 2 and not isinstance(H, Operator):
+        check_finite_operator(H, "H")
+        H0, herm = cached_operator(H, name="H", layout=layout)
+        if not herm:
+            check_hermitian(H, "H")  # raises with the details
+        b_H = None
+    else:
+        check_hermitian(H, "H")
+        H0, b_H = as_operator_batch(H, name="H", layout=layout)
+    if H0.n < 1:
+        raise ValueError(f"`H` must act on at least one level; got shape {H0.shape}")
+    return H0, b_H
+
+
+def _jump_operators(jump_ops, n: int, layout: str) -> tuple[list[Operator], list[int | None]]:
+    """Checked jump operators (n×n or batches (b, n, n), finite) and their batch sizes."""
+    jumps, b_jumps = [], []
+    for k, L in enumerate(_operator_list(jump_ops, "jump_ops")):
+        check_same_dim(L, n, f"jump_ops[{k}]", "H")
+        check_finite_operator(L, f"jump_ops[{k}]")
+        op, b = as_operator_batch(L, name=f"jump_ops[{k}]", layout=layout)
+        jumps.append(op)
+        b_jumps.append(b)
+    return jumps, b_jumps
+
+
+def _batch_coords(batch_coords, n_batch: int | None, batch_dim: str) -> tuple:
+    """`batch_coords` as (name, values) pairs, refused unless each holds one value per member of the batch."""
+    for key, values in (batch_coords or {}).items():
+        size = np.shape(values)[0] if np.ndim(values) == 1 else None
+        if size != n_batch:
+            expected = f"{n_batch} values (one per member of the batch of H / jump_ops)" if n_batch else "no batch"
+            raise ValueError(
+                f"`batch_coords[{key!r}]` must be 1-D with {expected} along {batch_dim!r}; got shape {np.shape(values)}"
+            )
+    return tuple((key, tuple(np.asarray(values).tolist())) for key, values in (batch_coords or {}).items())
+
+
+def _ket_column(state, n: int, name: str):
+    """A column ket (n, 1) as the ket (n,) it stands for (after a check that `state` is numeric)."""
+    if isinstance(state, list | tuple):
+        return state
+    check_numeric(state, name, f"a numeric array: a ket ({n},) or ({n}, 1), a density matrix ({n}, {n}) or a stack")
+    return np.asarray(state)[:, 0] if np.shape(state) == (n, 1) and n > 1 else state
 
 
 def _is_list(state0, open_system) -> bool:
     return isinstance(state0, list | tuple) or np.ndim(state0) == (3 if open_system else 2)
 
 
+def _operator_list(ops, name: str):
+    """`ops` as a sequence of operators: a lone operator would be iterated row by row, so it is refused."""
+    if isinstance(ops, Operator) or (not isinstance(ops, list | tuple | Mapping) and np.ndim(ops) == 2):
+        shape = (ops.n, ops.n) if isinstance(ops, Operator) else np.shape(ops)
+        raise TypeError(f"`{name}` must be a list of operators; got a single operator of shape {shape}: pass [op]")
+    return ops
+
+
 def _exp_ops(exp_ops, n):
+    exp_ops = _operator_list(exp_ops, "exp_ops")
     items = list(exp_ops.items()) if isinstance(exp_ops, Mapping) else [(f"e{m}", E) for m, E in enumerate(exp_ops)]
     ops, hermitian = [], []
     for name, E in items:
@@ -283,11 +333,14 @@ def _exp_ops(exp_ops, n):
 
 def _initial_states(state0, n, open_system):
     """Stacked split initial states, shape (m, n) or (m, n, n), and m."""
+    label = "rho0" if open_system else "psi0"
+    if not open_system and not isinstance(state0, list | tuple) and np.ndim(state0) == 2:
+        check_ket(state0, n, label)  # an (m, n) stack, refused as a whole when it is an (n, n) density matrix
     states = list(state0) if _is_list(state0, open_system) else [state0]
     out = []
     for i, s in enumerate(states):
-        s = np.asarray(s, dtype=complex)
-        name = ("rho0" if open_system else "psi0") + (f"[{i}]" if len(states) > 1 else "")
+        name = label + (f"[{i}]" if len(states) > 1 else "")
+        s = np.asarray(_ket_column(s, n, name), dtype=complex)
         if open_system:
             if s.ndim == 1:
                 check_ket(s, n, name)

@@ -23,7 +23,7 @@ from jaxtyping import Array, ArrayLike, Complex, Float, Shaped
 from . import _storage as _layout
 from ._storage import AbstractRealOp, RealDense, RealDia
 
-__all__ = ["Operator", "as_operator", "dense", "dia"]
+__all__ = ["Operator", "as_operator", "check_numeric", "checked_operator", "dense", "dia", "model_operator"]
 
 
 class Operator(eqx.Module):
@@ -122,7 +122,55 @@ def _is_concrete(x) -> bool:
     return not isinstance(x, jax.core.Tracer)
 
 
+def _refuse_nonfinite(values: np.ndarray, name: str) -> None:
+    """Raise naming `name` if the concrete `values` hold NaN or inf.
+
+    Needed before any sparsity scan: a NaN fails `|x| > 0`, so the scan would drop it as a zero entry and
+    `[[nan, 1], [1, 0]]` would run as sigma_x.
+    """
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = np.argwhere(bad)[0].tolist()
+        raise ValueError(
+            f"`{name}` must be finite; found {int(bad.sum())} NaN/inf entries, first at index {first} "
+            f"({values[tuple(first)]})."
+        )
+
+
+def _flag_nonfinite(x: Array, name: str) -> Array:
+    """Traced `x` with an `eqx.error_if` that fires when the compiled program meets a NaN/inf entry."""
+    return eqx.error_if(x, ~jnp.all(jnp.isfinite(x)), f"`{name}` must be finite; got NaN/inf entries")
+
+
+def check_numeric(x, name: str, expected: str = "a numeric (n, n) array (e.g. q.sigmax()) or an Operator") -> None:
+    """Raise `TypeError` naming `name` unless concrete `x` is numeric (a string would fail deep inside NumPy)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(x).dtype
+    if not np.issubdtype(dtype, np.number):
+        shown = repr(x) if len(repr(x)) <= 60 else repr(x)[:57] + "..."
+        raise TypeError(f"`{name}` must be {expected}; got {type(x).__name__} {shown}")
+
+
+def checked_operator(op: Operator, name: str = "operator") -> Operator:
+    """`op`, refused by name when a concrete stored value is NaN/inf (padding included).
+
+    For operators that enter a model already built. Traced parts pass: an operator built from traced parameters
+    (`jnp.sqrt(gamma) * dia(L)` in a fitted model, rebuilt inside the vector field or for members that a batched fit
+    masks) keeps its NaN, which reaches the solution and the model's own per-member checks; an `eqx.error_if` here
+    would stop a whole batched fit for one masked member. Conversions of traced arrays (`dense`, `as_operator`) flag
+    their input with `eqx.error_if`.
+    """
+    for part in (op.re, op.im):
+        values = part.matrix if isinstance(part, RealDense) else getattr(part, "diags", None)
+        if values is not None and _is_concrete(values):
+            _refuse_nonfinite(np.asarray(values), name)
+    return op
+
+
 def _check_square(x, name: str) -> Array:
+    if _is_concrete(x):
+        check_numeric(x, name)
     x = jnp.asarray(x)
     if x.ndim != 2 or x.shape[0] != x.shape[1]:
         raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {x.shape}.")
@@ -132,7 +180,7 @@ def _check_square(x, name: str) -> Array:
 def dia(x: Complex[Array, "n n"] | Operator, *, name: str = "operator") -> Operator:
     """Diagonal-sparse `Operator` from a concrete complex array (keeps only its non-zero diagonals)."""
     if isinstance(x, Operator):
-        return x
+        return checked_operator(x, name)
     return Operator(*_dia_parts(x, name))
 
 
@@ -143,9 +191,11 @@ def _dia_parts(x, name: str) -> tuple[RealDia, RealDia]:
             f"`{name}` is a traced array, so its sparsity cannot be read; convert the constant part with `dia` "
             "first and scale it by the traced parameter (`g * dia(H)`)."
         )
+    check_numeric(x, name)
     xn = np.asarray(x)
     if xn.ndim != 2 or xn.shape[0] != xn.shape[1]:
         raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {xn.shape}.")
+    _refuse_nonfinite(xn, name)
     re, im = np.real(xn), np.imag(xn)
     return RealDia.from_dense(re, _layout.detect_offsets(re)), RealDia.from_dense(im, _layout.detect_offsets(im))
 
@@ -153,9 +203,18 @@ def _dia_parts(x, name: str) -> tuple[RealDia, RealDia]:
 def dense(x: Shaped[ArrayLike, "n n"] | Operator, *, name: str = "operator") -> Operator:
     """Dense `Operator` (both parts stored as full matrices; works on traced arrays)."""
     if isinstance(x, Operator):
+        x = checked_operator(x, name)
         return Operator(RealDense(x.re.to_dense()), RealDense(x.im.to_dense()))
-    x = _check_square(x, name)
-    return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x)))
+    matrix = _finite_array(_check_square(x, name), name)
+    return Operator(RealDense(jnp.real(matrix)), RealDense(jnp.imag(matrix)))
+
+
+def _finite_array(x, name: str):
+    """`x`, refused by name when it is concrete and holds NaN/inf, flagged by `eqx.error_if` when traced."""
+    if _is_concrete(x):
+        _refuse_nonfinite(np.asarray(x), name)
+        return x
+    return _flag_nonfinite(x, name)
 
 
 #: Conversions of immutable (JAX) arrays, keyed by identity: repeated `mesolve` calls with the same operators skip
@@ -173,7 +232,7 @@ def cached_operator(x, *, name: str = "operator", layout: str = "auto") -> tuple
     if hit is not None and hit[0] is x:
         _CACHE.move_to_end(key)
         return hit[1], hit[2]
-    op = as_operator(x, name=name, layout=layout)
+    op = model_operator(x, name=name, layout=layout)
     herm = is_hermitian(x)
     if isinstance(x, jax.Array) and _is_concrete(x):
         _CACHE[key] = (x, op, herm)
@@ -201,6 +260,12 @@ def as_operator(x, *, name: str = "operator", layout: str = "auto") -> Operator:
     return dense(x, name=name)
 
 
+def model_operator(x, *, name: str = "operator", layout: str = "auto") -> Operator:
+    """`as_operator` for an operator entering a model: one already built is checked too (`checked_operator`)."""
+    op = as_operator(x, name=name, layout=layout)
+    return checked_operator(op, name) if isinstance(x, Operator) and op is x else op
+
+
 def as_operator_batch(x, *, name: str = "operator", layout: str = "auto") -> tuple[Operator, int | None]:
     """Convert an operator that may carry a leading batch axis (b, n, n); returns `(operator, b or None)`.
 
@@ -208,12 +273,15 @@ def as_operator_batch(x, *, name: str = "operator", layout: str = "auto") -> tup
     every member shares one structure (one compiled solve serves them all).
     """
     if isinstance(x, Operator):
-        return x, None
+        return checked_operator(x, name), None
+    if _is_concrete(x):
+        check_numeric(x, name)
     x = jnp.asarray(x)
     if x.ndim == 2:
         return as_operator(x, name=name, layout=layout), None
     if x.ndim != 3 or x.shape[1] != x.shape[2]:
         raise ValueError(f"`{name}` must be (n, n) or a batch (b, n, n), got shape {x.shape}.")
+    x = _finite_array(x, name)  # before the scan of the union of diagonals, which would drop a NaN entry
     if layout == "dense" or not _is_concrete(x):
         return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x))), x.shape[0]
     xn = np.asarray(x)

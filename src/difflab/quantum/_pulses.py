@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import check_increasing, is_concrete
+from ..core._checks import check_finite, check_increasing, is_concrete
 from ..core._protocol import AbstractProtocol, min_concrete
 
 __all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
@@ -52,10 +52,12 @@ class GaussianPulse(AbstractProtocol):
         self.sigma = jnp.asarray(sigma, dtype=float)
         self.width = None if width is None else jnp.asarray(width, dtype=float)
         self.derivative = derivative
-        if is_concrete(self.sigma) and np.any(np.asarray(self.sigma) <= 0):
+        for name, value in (("amplitude", self.amplitude), ("center", self.center), ("sigma", self.sigma)):
+            check_finite(value, f"GaussianPulse.{name}")  # a NaN amplitude would drive the system with NaN
+        if is_concrete(self.sigma) and not np.all(np.asarray(self.sigma) > 0):
             raise ValueError(f"`sigma` must be > 0 (time units), got {sigma}.")
-        if self.width is not None and is_concrete(self.width) and np.any(np.asarray(self.width) <= 0):
-            raise ValueError(f"`width` must be > 0 (time units), got {width}.")
+        if self.width is not None and is_concrete(self.width) and not np.all(np.asarray(self.width) > 0):
+            raise ValueError(f"`width` must be > 0 (time units), got {width}.")  # NaN and inf too
 
     def __call__(self, t: ArrayLike) -> Array:
         x = (t - self.center) / self.sigma
@@ -95,7 +97,9 @@ class PiecewiseConstant(AbstractProtocol):
                 "`times` must hold one more edge than `values` has segments (both 1-D); "
                 f"got times {times.shape} and values {values.shape}."
             )
+        check_finite(times, "times")  # NaN edges pass the increasing test (every comparison is false)
         check_increasing(times, "times")
+        check_finite(values, "values")
         self.times, self.values = times, values
 
     def __call__(self, t: ArrayLike) -> Array:

@@ -21,11 +21,13 @@ from ..calibration._transforms import Bounded, Positive
 from ..core._simulate import simulate
 from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
+from ._solve import check_tolerances
 
 __all__ = ["fit_rabi", "measure_rabi", "rabi_summary"]
 
 
 def _options(rtol: float, atol: float) -> dict:
+    check_tolerances(rtol, atol)  # named as the keywords the user passed
     return {"stepsize_controller": diffrax.PIDController(rtol=rtol, atol=atol), "max_steps": 16_384}
 
 

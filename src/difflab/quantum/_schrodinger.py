@@ -56,6 +56,8 @@ class SchrodingerModel(AbstractQuantumModel):
         n = self.H0.n
         if psi0 is None:
             psi0 = jnp.zeros(n, complex).at[0].set(1.0)
+        elif jnp.shape(psi0) == (n, 1) and n > 1:  # a column ket
+            psi0 = jnp.asarray(psi0)[:, 0]
         check_ket(psi0, n, "psi0")
         self.y0 = split_state(psi0, "psi")
         self.time_units = check_time_units(time_units)

@@ -21,10 +21,10 @@ from ..core._trajectory import Trajectory
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
-from ._operator import Operator, as_operator
+from ._operator import Operator, model_operator
 from ._schrodinger import SchrodingerModel
 
-__all__ = ["DEFAULT_MAX_STEPS", "controller_for", "solve_model"]
+__all__ = ["DEFAULT_MAX_STEPS", "check_tolerances", "controller_for", "solve_model"]
 
 QuantumModel = SchrodingerModel | LindbladModel
 
@@ -35,6 +35,7 @@ def controller_for(model: QuantumModel, rtol: float, atol: float, dtmax: float |
     The pulse features are read from concrete protocol values; when the protocols are traced (inside `jax.jit`),
     compute `max_step(model.drives)` outside and pass it as `dtmax`.
     """
+    check_tolerances(rtol, atol)
     return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(model.drives) if dtmax is None else dtmax)
 
 
@@ -45,9 +46,7 @@ def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: 
     if controller is not None:
         raise ValueError("pass stepsize_controller or the deprecated rtol/atol/dtmax, not both")
     rtol, atol = 1e-6 if rtol is None else rtol, 1e-8 if atol is None else atol
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if isinstance(value, bool) or not (_is_number(value) and math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    check_tolerances(rtol, atol)
     warnings.warn(
         f"rtol/atol/dtmax are deprecated; pass stepsize_controller=diffrax.PIDController(rtol={rtol}, atol={atol}, "
         "dtmax=...), the keyword difflab.simulate takes (the default controller sets dtmax to half the shortest "
@@ -56,6 +55,17 @@ def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: 
         stacklevel=stacklevel,
     )
     return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(drives) if dtmax is None else dtmax)
+
+
+def check_tolerances(rtol, atol, names: tuple[str, str] = ("rtol", "atol")) -> None:
+    """Refuse tolerances given as keywords or fields (finite numbers >= 0, not both 0), naming them by `names`."""
+    for name, value in zip(names, (rtol, atol)):
+        if isinstance(value, bool) or not (_is_number(value) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    if rtol == 0 and atol == 0:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must not both be 0: no step can meet a zero tolerance; got {rtol}, {atol}"
+        )
 
 
 def _is_number(value) -> bool:
@@ -92,7 +102,7 @@ def solve_model(
     half the shortest drive feature). `rtol`, `atol` and `dtmax` are deprecated: pass `stepsize_controller`.
     """
     stepsize_controller = deprecated_tolerances(stepsize_controller, rtol, atol, dtmax, model.drives)
-    ops = tuple(as_operator(E, name=f"exp_ops[{m}]") for m, E in enumerate(exp_ops))
+    ops = tuple(model_operator(E, name=f"exp_ops[{m}]") for m, E in enumerate(exp_ops))
     state_names = tuple(s.name for s in model.states) if save_states else ()
 
     def observe(t, y, args):

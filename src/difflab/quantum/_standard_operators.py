@@ -11,9 +11,11 @@ Every function returns a complex array of the default complex dtype (complex128 
 from __future__ import annotations
 
 import functools
+import numbers
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Complex
 
 __all__ = [
@@ -49,9 +51,9 @@ def _dtype():
 
 
 def _check_dim(dim: int, name: str = "dim") -> int:
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
         raise ValueError(f"`{name}` must be a positive integer, got {dim!r}.")
-    return dim
+    return int(dim)  # a NumPy integer too (a size read from data), as a Python int for the static shapes
 
 
 @_constant
@@ -122,6 +124,11 @@ def tensor(*operators: Complex[Array, "..."]) -> Complex[Array, "..."]:
     """
     if not operators:
         raise ValueError("`tensor` needs at least one operator.")
+    for i, op in enumerate(operators):
+        if not isinstance(op, jax.core.Tracer) and not np.issubdtype(np.asarray(op).dtype, np.number):
+            raise TypeError(
+                f"`tensor` factor {i} must be a numeric matrix or vector; got {type(op).__name__} {op!r:.60}"
+            )
     ops = [jnp.asarray(op) for op in operators]
     ranks = {op.ndim for op in ops}
     if len(ranks) != 1 or ranks.pop() not in (1, 2):

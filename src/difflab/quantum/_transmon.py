@@ -11,10 +11,13 @@ Reference: Koch et al., PRA 76, 042319 (2007); Motzoi et al., PRL 103, 110501 (2
 
 from __future__ import annotations
 
+import numbers
+
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from ..core._checks import is_concrete
 from ._drives import Drive
 from ._operator import dia
 from ._pulses import GaussianPulse
@@ -44,8 +47,10 @@ def transmon(
     levels: int = 3,
 ) -> SchrodingerModel:
     """`SchrodingerModel` of the driven transmon above; `pulses` = (Ω_x protocol, Ω_y protocol), time in ns."""
-    if levels < 2:
-        raise ValueError(f"`levels` must be >= 2, got {levels}.")
+    if isinstance(levels, bool) or not isinstance(levels, numbers.Integral) or levels < 2:
+        raise ValueError(f"`levels` must be an integer >= 2, got {levels!r}.")
+    if not isinstance(pulses, tuple | list) or len(pulses) != 2:
+        raise ValueError(f"`pulses` must be the pair (Omega_x protocol, Omega_y protocol) in rad/ns; got {pulses!r}.")
     a = np.asarray(destroy(levels))
     kerr = dia(a.conj().T @ a.conj().T @ a @ a)
     H0 = detuning * dia(number(levels)) + (0.5 * jnp.asarray(anharmonicity)) * kerr
@@ -58,6 +63,8 @@ def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, 
     r"""$V_{jk} = \langle j|U(T)|k\rangle$ for $j, k \in \{0, 1\}$: the computational block of the propagator."""
     from ._solve import controller_for, solve_model
 
+    if is_concrete(duration) and not (np.ndim(duration) == 0 and 0 < float(duration) < np.inf):
+        raise ValueError(f"`duration` must be a finite time > 0 (ns); got {duration!r}.")
     n = model.dim
     columns = jnp.stack([jnp.eye(n)[:, :2], jnp.zeros((n, 2))])  # kets |0>, |1> as columns, [re, im]
     control = controller_for(model, rtol, atol)
