@@ -262,3 +262,16 @@ def _(ctx):
 @case("q.optimize-drag-steps-zero", "10", r"`steps` must be a positive integer")
 def _(ctx):
     return _q().optimize_drag(steps=0)
+
+
+@case("q.sesolve-batch-dim-time", "19", r"`batch_dim` must be a name other than")
+def _(ctx):
+    q = _q()
+    H2 = np.stack([q.sigmaz(), 2 * q.sigmaz()])
+    return q.sesolve(H2, q.basis(2, 0), np.linspace(0, 1, 5), batch_dim="time")
+
+
+@case("q.drive-protocol-nan", "1", r"`Drive.protocol` must be finite")
+def _(ctx):
+    q = _q()
+    return q.sesolve(q.sigmaz(), q.basis(2, 0), np.linspace(0, 1, 5), drives=[(np.nan, q.sigmax())])

@@ -255,3 +255,9 @@ def test_solver_options_and_batch_coords_are_refused_by_name():
         q.mesolve(q.sigmaz(), q.basis(2, 0), TS, adjoint=diffrax.Tsit5())
     with pytest.raises(ValueError, match=r"max_steps must be a positive integer or None; got -1"):
         q.sesolve(q.sigmaz(), q.basis(2, 0), TS, max_steps=-1)  # was "math domain error"
+    with pytest.raises(ValueError, match=r"`batch_dim` must be a name other than .*got 'time'"):
+        q.sesolve(H2, q.basis(2, 0), TS, batch_dim="time")  # was xarray's "conflicting sizes for dimension 'time'"
+    with pytest.raises(TypeError, match=r"`save_states` must be True or False; got str 'yes'"):
+        q.sesolve(q.sigmaz(), q.basis(2, 0), TS, save_states="yes")  # was KeyError: 'expect_re'
+    with pytest.raises(ValueError, match=r"`Drive.protocol` must be finite"):
+        q.Drive(np.nan, q.sigmax())

@@ -37,6 +37,7 @@ class Drive(eqx.Module):
         if not isinstance(protocol, AbstractProtocol):
             if is_concrete(protocol):
                 check_numeric(protocol, "Drive.protocol", "a difflab protocol or a number (rad per time unit)")
+                check_finite(protocol, "Drive.protocol")
             protocol = Constant(protocol)
         self.protocol = protocol
         check_finite(operator, "Drive.operator")  # before the layout detection, which would drop a NaN entry

@@ -220,6 +220,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
            batch, time_units, options, layout) -> QuantumResult:  # fmt: skip
     # eagerly, before any member of a batch is traced (simulate checks them again for its other callers)
     check_solve_options(options["solver"], options["stepsize_controller"], options["adjoint"], options["max_steps"])
+    _check_labels(batch_dim, save_states)
     check_numeric(ts, "ts", f"a 1-D numeric array of save times ({time_units})")
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:
@@ -254,6 +255,18 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     return QuantumResult(
         traj, lead, tuple(names), all_hermitian, batch_dim, coords, open_system, time_units, n_batch
     )  # fmt: skip
+
+
+#: Dimensions of the returned Dataset that a batch dimension must not reuse.
+_RESERVED_DIMS = ("time", "observable", "initial_state", "level", "row", "col")
+
+
+def _check_labels(batch_dim, save_states) -> None:
+    """`batch_dim` a new dimension name (one that clashes was merged into, or fought with, the Dataset's own)."""
+    if not isinstance(batch_dim, str) or batch_dim in _RESERVED_DIMS:
+        raise ValueError(f"`batch_dim` must be a name other than {_RESERVED_DIMS}; got {batch_dim!r}")
+    if not isinstance(save_states, bool | np.bool_):
+        raise TypeError(f"`save_states` must be True or False; got {type(save_states).__name__} {save_states!r}")
 
 
 def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:
