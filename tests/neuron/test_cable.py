@@ -182,6 +182,23 @@ def test_bad_input_is_refused_by_name():
         Cell(cell.morphology, {"soma": Region({}), "dend": Region({"leak": LeakChannel(jnp.ones(3))})})
 
 
+def test_unphysical_regional_parameters_are_refused_eagerly_under_jit_and_per_member():
+    """As the point cell and the network: by name when concrete, eqx.error_if under jit, a failed member in vmap."""
+    cell = Cell.ball_and_stick(nseg=3)
+    with pytest.raises(ValueError, match=r"dend.gbar_na must be >= 0 mS/cm\^2; got -20.0"):
+        cell.replace(**{"dend.gbar_na": -20.0})
+    with pytest.raises(ValueError, match=r"soma.cm must be > 0 uF/cm\^2; got 0.0"):
+        cell.replace(**{"soma.cm": 0.0})
+    with pytest.raises(ValueError, match=r"dend.Ra must be > 0 ohm cm; got -1.0 \(member 1"):
+        difflab.make_batch(cell, **{"dend.Ra": [100.0, -1.0]})
+    ts = jnp.arange(0.0, 0.5, 0.025)
+    with pytest.raises(Exception, match=r"dend.gbar_na must be >= 0 mS/cm\^2"):
+        run = jax.jit(lambda g: difflab.simulate(cell.replace(**{"dend.gbar_na": g}), None, ts)["V"])
+        run(-20.0).block_until_ready()
+    members = jax.vmap(lambda r: difflab.simulate(cell.replace(**{"dend.Ra": r}), None, ts, throw=False).succeeded)
+    assert np.asarray(members(jnp.array([100.0, -1.0]))).tolist() == [True, False]
+
+
 def test_float32_cell_is_solved_in_float32():
     """`astype(float32)` reaches every array of the solve (a float64 channel mask once promoted it back to float64),
     and the float32 spikes stay within 0.01 ms of the float64 ones (first 20 ms, one spike). The save times are

@@ -22,6 +22,8 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, AbstractProtocol, StateInfo
+from ..core._checks import raise_if_unphysical
+from ..core._paths import iter_parameters
 from ._channels import AbstractChannel
 from ._gather_sum import GatherSum
 from ._morphology import Morphology, Section
@@ -119,6 +121,27 @@ class Cell(AbstractModel):
         self.v_init = _as_float(v_init, "v_init")
         self.channel_order = _check_channels(self.regions)
         self.per_branch = frozenset(_per_branch_paths(morphology, self.regions))
+        raise_if_unphysical(self.physical_checks())
+
+    def physical_checks(self) -> dict[str, tuple[Array, Array]]:
+        """Finite parameters, conductances >= 0 mS/cm², cm > 0 µF/cm² and Ra > 0 Ω·cm in every region.
+
+        By the parameters' names (``"dend.gbar_na must be >= 0 mS/cm^2"``); see `AbstractModel.physical_checks`
+        for where they run (eagerly, under jit as `eqx.error_if`, per member of an ensemble).
+        """
+        names = {path: alias for alias, path in self.aliases.items()}
+        checks = {}
+        for path, value in iter_parameters(self):
+            name = names.get(path, path)
+            checks[f"{name} must be finite"] = (jnp.isfinite(value), value)
+            field = path.rsplit(".", 1)[-1]
+            if ".channels." in path and field in ("gbar", "g"):
+                checks[f"{name} must be >= 0 mS/cm^2"] = (~(value < 0), value)
+            elif field == "cm":
+                checks[f"{name} must be > 0 uF/cm^2"] = (~(value <= 0), value)
+            elif field == "Ra":
+                checks[f"{name} must be > 0 ohm cm"] = (~(value <= 0), value)
+        return checks
 
     @classmethod
     def ball_and_stick(cls, nseg: int = 21, dtype: Any = jnp.float64) -> Cell:
