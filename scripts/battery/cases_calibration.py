@@ -195,3 +195,13 @@ def _(ctx):
 def _(ctx):
     fit = fit_relax(model=relax(k=0.5, y0=2.0), data=units_data("uV", "ms", 1e3, 1.0), steps=0)
     return float(np.min(fit.losses.values))
+
+
+@case("fit.checkpoint-every-zero", "14", r"checkpoint_every must be a whole number of steps >= 1; got 0")
+def _(ctx):
+    return fit_relax(checkpoint=ctx.tmp / "ck.nc", checkpoint_every=0)
+
+
+@case("fit.key-int", "6", r"key must be a JAX random key", exc=(TypeError,))
+def _(ctx):
+    return fit_relax(starts=2, key=3)

@@ -65,6 +65,26 @@ def test_all_nan_is_refused():
         fit(data)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"checkpoint_every": 0}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got 0"),
+        ({"checkpoint_every": 2.5}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got 2.5"),
+        ({"checkpoint_every": True}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got True"),
+        ({"starts": 2, "key": 3}, TypeError, r"key must be a JAX random key, e.g. jax.random.key\(0\); got int 3"),
+        ({"callback": 3}, TypeError, r"callback must be a function callback\(step, losses\) or None; got int"),
+    ],
+)
+def test_bad_run_settings_are_refused_by_name(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        fit(decay_data(), **kwargs)
+
+
+def test_old_style_keys_are_accepted():
+    result = fit(decay_data(), starts=2, key=jax.random.PRNGKey(0))
+    assert result.best["k"] == pytest.approx(0.5, rel=1e-5)
+
+
 @pytest.mark.slow
 def test_other_time_grid_is_interpolated_or_refused():
     data = decay_data()

@@ -151,6 +151,13 @@ def calibrate(
         raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
     if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
+    if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int | np.integer) or checkpoint_every < 1:
+        # 0 would never write the checkpoint the user asked for
+        raise ValueError(f"checkpoint_every must be a whole number of steps >= 1; got {checkpoint_every!r}")
+    if key is not None and not _is_key(key):
+        raise TypeError(f"key must be a JAX random key, e.g. jax.random.key(0); got {type(key).__name__} {key!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be a function callback(step, losses) or None; got {type(callback).__name__}")
     strategy = check_strategy(strategy)
     if client is not None and (checkpoint is not None or resume is not None or callback is not None):
         raise ValueError(
@@ -427,6 +434,15 @@ def _meta(model, problem, adapter, fit, starts, strategy, protocol) -> dict[str,
         "problem_fingerprint": _problem_fingerprint(problem, protocol),
         "starts": str(starts),
     }
+
+
+def _is_key(key) -> bool:
+    """A typed key (jax.random.key) or a raw uint32 key of shape (..., 2) (jax.random.PRNGKey)."""
+    if not hasattr(key, "dtype"):
+        return False
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return True
+    return key.dtype == jnp.uint32 and key.shape[-1:] == (2,)
 
 
 def _problem_fingerprint(problem, protocol) -> str:
