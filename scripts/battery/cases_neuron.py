@@ -42,3 +42,46 @@ def _(ctx):
     cell, ts = Cell.ball_and_stick(nseg=3), jnp.arange(0.0, 0.5, 0.025)
     run = jax.vmap(lambda r: difflab.simulate(cell.replace(**{"dend.Ra": r}), None, ts, throw=False).succeeded)
     return np.asarray(run(jnp.array([100.0, -1.0]))).tolist()
+
+
+def _nwb(path, stim_start=0.0, numbers=(0,)):
+    """A small current-clamp NWB file: one 10 ms sweep per entry of `numbers` (sweep_number), 10 kHz."""
+    import datetime
+
+    import numpy as np
+    import pynwb
+    from pynwb.icephys import CurrentClampSeries, CurrentClampStimulusSeries
+
+    nwb = pynwb.NWBFile("battery", "battery", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    electrode = nwb.create_icephys_electrode(name="e0", description="cell", device=nwb.create_device("amp"))
+    for k, number in enumerate(numbers):
+        n = np.uint32(number)
+        nwb.add_acquisition(CurrentClampSeries(name=f"response_{k}", data=np.full(100, -0.065), starting_time=0.0,
+                                               rate=1e4, electrode=electrode, gain=1.0, sweep_number=n))  # fmt: skip
+        nwb.add_stimulus(CurrentClampStimulusSeries(name=f"stimulus_{k}", data=np.zeros(100), rate=1e4,
+                                                    starting_time=stim_start, electrode=electrode, gain=1.0,
+                                                    sweep_number=n))  # fmt: skip
+    with pynwb.NWBHDF5IO(str(path), "w") as io:
+        io.write(nwb)
+    return path
+
+
+@case("nwb.stimulus-starts-later", "11", r"sweep 0: the stimulus starts at 0.01 s and the response at 0 s")
+def _(ctx):
+    import difflab
+
+    return difflab.io.read_nwb(_nwb(ctx.tmp / "late.nwb", stim_start=0.01), area_um2=100.0)
+
+
+@case("nwb.repeated-sweep-number", "11", r"'response_0' and 'response_1' both have sweep_number 3")
+def _(ctx):
+    import difflab
+
+    return difflab.io.read_nwb(_nwb(ctx.tmp / "twice.nwb", numbers=(3, 3)), area_um2=100.0)
+
+
+@case("nwb.sweeps-empty", "19", r"sweeps must name at least one sweep number")
+def _(ctx):
+    import difflab
+
+    return difflab.io.read_nwb(_nwb(ctx.tmp / "ok.nwb"), area_um2=100.0, sweeps=[])

@@ -21,16 +21,17 @@ AREA_UM2 = 100.0
 REF = difflab.datasets.load("hh/hh_ou_hold").sel(time=slice(0.0, 100.0))
 
 
-def write_nwb(path, sweeps, *, rate_stim=40000.0):
+def write_nwb(path, sweeps, *, rate_stim=40000.0, stim_start=0.0, numbers=None):
+    """``sweeps`` {name: (V in volts, I in amperes)}; ``numbers`` {name: sweep_number} (default: the name)."""
     nwb = pynwb.NWBFile("squid axon, OU current", "difflab-test", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
     device = nwb.create_device("amplifier")
     electrode = nwb.create_icephys_electrode(name="e0", description="whole cell", device=device)
     for number, (v_volts, i_amps) in sweeps.items():
-        n = np.uint32(number)
+        n = np.uint32(number if numbers is None else numbers[number])
         nwb.add_acquisition(CurrentClampSeries(name=f"response_{number}", data=np.round(v_volts * 1e6),
                                                conversion=1e-6, starting_time=0.0, rate=40000.0,
                                                electrode=electrode, gain=1.0, sweep_number=n))  # fmt: skip
-        nwb.add_stimulus(CurrentClampStimulusSeries(name=f"stimulus_{number}", data=i_amps, starting_time=0.0,
+        nwb.add_stimulus(CurrentClampStimulusSeries(name=f"stimulus_{number}", data=i_amps, starting_time=stim_start,
                                                     rate=rate_stim, electrode=electrode, gain=1.0,
                                                     sweep_number=n))  # fmt: skip
     with pynwb.NWBHDF5IO(str(path), "w") as io:
@@ -61,6 +62,22 @@ def test_units_are_converted_and_sweeps_paired(tmp_path):
     # the same area from the capacitance: 1 pF at 1 µF/cm² is 100 µm²
     by_capacitance = read_nwb(path, capacitance_pF=1.0, sweeps=[3])
     np.testing.assert_allclose(by_capacitance.protocols[0].values, REF.I_stim.values, rtol=1e-12)
+
+
+def test_misaligned_stimuli_repeated_sweep_numbers_and_empty_selections_are_refused(tmp_path):
+    """Nothing silent: a stimulus 10 ms after its response is not moved to t = 0, no sweep is dropped."""
+    v, i = sweep()
+    late = write_nwb(tmp_path / "late.nwb", {0: (v, i)}, stim_start=0.010)
+    with pytest.raises(DataFileError, match=r"sweep 0: the stimulus starts at 0.01 s and the response at 0 s"):
+        read_nwb(late, area_um2=AREA_UM2)
+    twice = write_nwb(tmp_path / "twice.nwb", {0: (v, i), 1: (v, 2 * i)}, numbers={0: 5, 1: 5})
+    with pytest.raises(DataFileError, match=r"'response_0' and 'response_1' both have sweep_number 5"):
+        read_nwb(twice, area_um2=AREA_UM2)
+    good = write_nwb(tmp_path / "good.nwb", {0: (v, i)})
+    for bad, message in (([], r"sweeps must name at least one sweep number"), ([0, 0], r"more than once"),
+                         ([0.5], r"whole sweep numbers; got 0.5"), ("0", r"sweeps must be a list")):  # fmt: skip
+        with pytest.raises((ValueError, TypeError), match=message):
+            read_nwb(good, area_um2=AREA_UM2, sweeps=bad)
 
 
 @pytest.mark.slow

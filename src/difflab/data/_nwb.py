@@ -93,7 +93,7 @@ def read_nwb(
         stimuli = _by_sweep(nwb.stimulus.values(), CurrentClampStimulusSeries, "stimulus")
         if not responses:
             raise DataFileError(f"{str(path)!r} holds no CurrentClampSeries in acquisition")
-        chosen = sorted(responses) if sweeps is None else [int(s) for s in sweeps]
+        chosen = sorted(responses) if sweeps is None else _check_sweeps(sweeps)
         rows = [_sweep(number, responses, stimuli, path, area) for number in chosen]
     finally:
         io.close()
@@ -115,14 +115,37 @@ def _area_cm2(area_um2, capacitance_pF, specific_capacitance) -> float:
     return float(capacitance_pF) * 1e-6 / float(specific_capacitance)
 
 
+def _check_sweeps(sweeps) -> list[int]:
+    """The requested sweep numbers: a non-empty sequence of distinct whole numbers."""
+    if isinstance(sweeps, str | bytes) or not isinstance(sweeps, Sequence | np.ndarray):
+        raise TypeError(f"sweeps must be a list of sweep numbers or None (every sweep); got {sweeps!r}")
+    numbers = list(sweeps)
+    if not numbers:
+        raise ValueError("sweeps must name at least one sweep number, or be None for every sweep; got []")
+    for s in numbers:
+        if isinstance(s, bool) or not float(s).is_integer():
+            raise ValueError(f"sweeps must hold whole sweep numbers; got {s!r}")
+    chosen = [int(s) for s in numbers]
+    repeated = sorted({s for s in chosen if chosen.count(s) > 1})
+    if repeated:
+        raise ValueError(f"sweeps must name each sweep once; got {repeated} more than once")
+    return chosen
+
+
 def _by_sweep(series, kind, role: str) -> dict[int, object]:
-    out = {}
+    out: dict[int, object] = {}
     for s in series:
         if not isinstance(s, kind):
             continue
         if s.sweep_number is None:
             raise DataFileError(f"{role} series {s.name!r} has no sweep_number, so it cannot be paired")
-        out[int(s.sweep_number)] = s
+        number = int(s.sweep_number)
+        if number in out:  # keeping either would silently drop the other sweep
+            raise DataFileError(
+                f"{role} series {out[number].name!r} and {s.name!r} both have sweep_number {number}, so neither "  # type: ignore[attr-defined]
+                "can be paired with its counterpart; give each sweep its own number"
+            )
+        out[number] = s
     return out
 
 
@@ -139,6 +162,12 @@ def _sweep(number, responses, stimuli, path, area):
     i = np.asarray(stimulus.get_data_in_units(), float)
     if v.ndim != 1 or i.ndim != 1:
         raise DataFileError(f"sweep {number}: response and stimulus must be 1-D; got {v.shape} and {i.shape}")
+    if abs(t_v[0] - t_i[0]) > 1e-9:  # moving one onto the other's start would apply the current early or late
+        raise DataFileError(
+            f"sweep {number}: the stimulus starts at {t_i[0]:.9g} s and the response at {t_v[0]:.9g} s; "
+            "difflab pairs their samples one to one, so both must start at the same time (trim or pad the "
+            "stimulus onto the response's times first)"
+        )
     if v.shape != i.shape or not np.allclose(t_v - t_v[0], t_i - t_i[0], rtol=0, atol=1e-9):
         raise DataFileError(
             f"sweep {number}: response ({v.size} samples at {_rate(t_v)}) and stimulus ({i.size} samples at "
