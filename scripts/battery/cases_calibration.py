@@ -205,3 +205,53 @@ def _(ctx):
 @case("fit.key-int", "6", r"key must be a JAX random key", exc=(TypeError,))
 def _(ctx):
     return fit_relax(starts=2, key=3)
+
+
+@case("fit.one-sample", "19", r"data must hold at least 2 time samples to be fitted; got 1")
+def _(ctx):
+    return fit_relax(data=relax_data(n=1))
+
+
+def _ou(t_end=40.0, every=1):
+    """The NEURON squid axon under a held OU current, the first `t_end` ms, 1 mV noise, every `every`-th sample."""
+    import difflab
+
+    ref = difflab.datasets.load("hh/hh_ou_hold").sel(time=slice(0.0, t_end))
+    ts = ref.time.values
+    V = ref.V.values + np.random.default_rng(1).normal(0.0, 1.0, ts.size)
+    return difflab.Sampled(ts, ref.I_stim.values), {"time": ts[::every], "V": V[::every]}
+
+
+@case("fit.linear-spike-times-loss", "19", r"the loss is SpikeTime\w*; the estimate reads the measured trace")
+def _(ctx):
+    import difflab
+
+    protocol, data = _ou()
+    return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, loss="spike_times",
+                             strategy="linear", steps=1)  # fmt: skip
+
+
+@case("fit.linear-coarse-data", "11", r"sampled every 1 ms; .* needs samples at most 0.25 ms apart")
+def _(ctx):
+    import difflab
+
+    protocol, data = _ou(every=40)
+    return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, strategy="linear", steps=1)
+
+
+@case("fit.linear-estimate-outside-bounds", "6", r"estimate gNa = 1\d\d.* outside its bounds \(150, 200\)")
+def _(ctx):
+    import difflab
+
+    protocol, data = _ou()
+    return difflab.calibrate(hh().replace(gNa=160.0), protocol, data, params={"gNa": (150.0, 200.0)},
+                             strategy="linear", steps=1)  # fmt: skip
+
+
+@case("fit.auto-keeps-a-better-start", "6", check=lambda g: (abs(g - 0.3) < 0.03, f"gL = {g:.4g} (truth 0.3)"))
+def _(ctx):
+    import difflab
+
+    protocol, data = _ou()
+    fit = difflab.calibrate(hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, progress=False)
+    return float(fit.best["gL"])

@@ -166,3 +166,9 @@ def test_one_protocol_per_recording():
     np.testing.assert_allclose(result.estimates["k"], [k, k], rtol=1e-5)
     with pytest.raises(ValueError, match="3 protocols for 2 recordings"):
         calibrate(Decay(), protocols + protocols[:1], data, params=PARAMS, steps=1)
+
+
+def test_data_of_one_sample_is_refused_by_name():
+    data = decay_data()
+    with pytest.raises(ValueError, match=r"data must hold at least 2 time samples to be fitted; got 1"):
+        fit({"time": data["time"][:1], "y": data["y"][:1]})

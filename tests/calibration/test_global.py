@@ -42,8 +42,9 @@ def test_linear_estimate_of_conductances_is_within_2_percent_whatever_the_model_
 @pytest.mark.slow
 def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds():
     protocol, data = ou_recording()
-    fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params=BOUNDS, starts=4,
-                            key=jax.random.key(3), steps=15, progress=False)  # fmt: skip
+    away = HodgkinHuxley.squid_axon().replace(gNa=70.0, gK=60.0, gL=0.9)  # every start loses to the estimate
+    fit = difflab.calibrate(away, protocol, data, params=BOUNDS, starts=4, key=jax.random.key(3), steps=15,
+                            progress=False)  # fmt: skip
     assert fit.strategy == "linear"
     assert fit.losses.shape == (4,)
     for name, value in TRUE.items():
@@ -57,8 +58,35 @@ def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds():
     assert float(diag.shift_over_stderr.max()) < 0.5
 
 
+def test_the_estimate_never_replaces_a_start_that_fits_better():
+    """gL alone, its start at the truth: the start's loss is lower than the estimate's, so the start stays."""
+    protocol, data = ou_recording(t_end=40.0)
+    fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params={"gL": BOUNDS["gL"]}, steps=10,
+                            progress=False)  # fmt: skip
+    assert fit.strategy == "multistart"
+    assert abs(fit.best["gL"] - 0.3) < 0.03, fit.best
+
+
+def test_estimate_outside_the_bounds_or_from_coarse_data_is_refused_or_flagged():
+    protocol, data = ou_recording(t_end=40.0)
+    model = HodgkinHuxley.squid_axon().replace(gNa=100.0)
+    tight = {"gNa": difflab.Bounded(150.0, 200.0)}  # the estimate (about 120) lies below
+    with pytest.raises(ValueError, match=r"strategy='linear' cannot start .* estimate gNa = 1\d\d.* outside its bounds "
+                       r"\(150, 200\)"):  # fmt: skip
+        difflab.calibrate(model.replace(gNa=160.0), protocol, data, params=tight, strategy="linear", steps=2)
+    coarse = {"time": data["time"][::40], "V": data["V"][::40]}  # every 1 ms
+    with pytest.raises(ValueError, match=r"sampled every 1 ms; .* needs samples at most 0.25 ms apart"):
+        difflab.calibrate(model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, strategy="linear", steps=2)
+    with pytest.warns(difflab.CalibrationWarning) as caught:  # the misfit of the unfitted start is warned about too
+        fit = difflab.calibrate(model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, steps=0, progress=False)
+    said = [str(w.message) for w in caught]
+    assert any(s.startswith("strategy='auto' runs from the given start(s) without the linear estimate: the data are "
+                            "sampled every 1 ms") for s in said), said  # fmt: skip
+    assert fit.strategy == "multistart"
+
+
 def test_strategy_linear_without_an_estimate_and_unknown_strategies_are_refused():
-    with pytest.raises(ValueError, match="strategy='linear' needs an estimate of every fitted parameter"):
+    with pytest.raises(ValueError, match=r"strategy='linear' cannot start this fit: Decay gives no estimate"):
         difflab.calibrate(Decay(), None, decay_data(noise=0.01), params={"k": difflab.Positive()},
                           strategy="linear", steps=2)  # fmt: skip
     with pytest.raises(ValueError, match=r"strategy must be one of \('auto', 'multistart', 'linear'\)"):

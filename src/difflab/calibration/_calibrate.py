@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,14 @@ from ..core._protocol import AbstractInterpolated, Sum
 from ..data._fingerprint import callable_identity, tree_fingerprint
 from ..data._netcdf import ensure_writable_folder
 from . import _checkpoint
-from ._diagnostics import best_members, finer, halvings_needed, member_statistics, user_fixed_resolution
+from ._diagnostics import (
+    CalibrationWarning,
+    best_members,
+    finer,
+    halvings_needed,
+    member_statistics,
+    user_fixed_resolution,
+)
 from ._losses import as_loss
 from ._measured import FitData, as_fit_data
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
@@ -272,21 +280,38 @@ def _every_start(result: Calibration, starts: int) -> Calibration:
 def _global_start(strategy, problem, fit, members, theta, starts):
     """Initial parameters after the strategy's global step, and the strategy that runs.
 
-    `"auto"`: the linear estimate where the model has one, else `"multistart"`.
+    `"auto"` and `"linear"`: each member starts at the linear estimate unless its own start fits at least as
+    well (a lower or equal loss), so the estimate never makes a start worse. The strategy is `"linear"` when
+    every member starts at the estimate, else `"multistart"`. `"auto"` falls back to the given starts where
+    there is no estimate (with a `CalibrationWarning` when one was made but cannot be used: too coarse data,
+    an estimate outside the bounds); `"linear"` refuses those cases with the reason.
     """
     if strategy not in ("auto", "linear"):
         return theta, strategy
-    estimated = linear_start(problem, fit, members, theta, starts)
+    estimated, reason, routine = linear_start(problem, fit, members, theta, starts)
     if estimated is not None:
-        return estimated, "linear"
+        own = np.asarray(_member_losses(problem, theta, members))
+        new = np.asarray(_member_losses(problem, estimated, members))
+        keep = np.isfinite(own) & ~(new <= own)  # a start that fits better than the estimate stays
+        if not keep.any():
+            return estimated, "linear"
+        pick = lambda a, b: jnp.where(keep.reshape((-1,) + (1,) * (jnp.ndim(a) - 1)), a, b)  # noqa: E731
+        return jax.tree.map(pick, theta, estimated), "multistart"
     if strategy == "linear":
-        raise ValueError(
-            f"strategy='linear' needs an estimate of every fitted parameter from the data, and "
-            f"{type(problem.model).__name__} gives none for {[n for n, _ in problem.paths]} with data "
-            f"{sorted(fit.values)} (a Hodgkin–Huxley cell estimates channel conductances from a recorded V); "
-            "use strategy='multistart' or 'windows'"
+        raise ValueError(f"strategy='linear' cannot start this fit: {reason}; use strategy='multistart' or 'windows'")
+    if not routine:
+        warnings.warn(
+            f"strategy='auto' runs from the given start(s) without the linear estimate: {reason}",
+            CalibrationWarning,
+            stacklevel=3,
         )
     return theta, "multistart"
+
+
+@eqx.filter_jit
+def _member_losses(problem, theta, members):
+    """The loss of each member at `theta` (one forward solve each)."""
+    return jax.vmap(problem.objective)(theta, members)
 
 
 def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tuple[str, str], ...]]:

@@ -78,6 +78,8 @@ def as_fit_data(
     ts = ts * conversion_factor(str(ds["time"].attrs.get("units", "")), time_units, "data time")
     check_finite(ts, "data time")
     check_increasing(ts, "data time")
+    if ts.size < 2:
+        raise ValueError(f"data must hold at least 2 time samples to be fitted; got {ts.size}")
     names = list(variables) if variables is not None else [str(n) for n in ds.data_vars if n in available]
     if not names:
         raise ValueError(

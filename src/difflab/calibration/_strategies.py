@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core._model import EstimateUnavailable
+
 STRATEGY_NAMES = ("auto", "multistart", "linear")
 
 
@@ -79,31 +81,55 @@ def describe(strategy) -> str:
     return strategy.describe() if isinstance(strategy, GrowingWindows) else str(strategy)
 
 
-def linear_start(problem, fit, members, theta, starts: int):
-    """`theta` with every start of each recording moved to the model's linear estimate, or `None`.
+def linear_start(problem, fit, members, theta, starts: int) -> tuple[dict | None, str | None, bool]:
+    """`theta` with every start of each recording moved to the model's linear estimate, or why not.
 
-    `None` when the model offers no estimate for every fitted parameter of every recording, or the
-    loss is not the trace MSE (a spike-time fit is chosen when the trace itself is not trusted).
+    Returns `(theta, None, _)` with the estimate, or `(None, reason, routine)`. `routine` is true where
+    the estimate does not apply to this kind of fit at all (no estimate for these parameters, a loss or
+    an observable that does not read the measured trace), false where it applies but these data or
+    this estimate cannot be used (too coarse, out of the bounds, not finite): then `"auto"` says so.
+    An estimate outside a parameter's domain is never moved inside it: a clipped estimate would
+    replace a valid start with a bound.
     """
     from ._losses import MSE
 
     protocols = members[0]
     paths = tuple(path for _, path in problem.paths)
-    if problem.observe is not None or not isinstance(problem.loss, MSE):
-        return None  # the estimate reads the measured trace: only for fits that trust it
+    if problem.observe is not None:
+        return None, "the fit compares observe=... outputs, and the estimate reads the model's measured states", True
+    if not isinstance(problem.loss, MSE):
+        name = type(problem.loss).__name__
+        return None, f"the loss is {name}; the estimate reads the measured trace, so it serves the 'mse' loss", True
     new = {name: np.array(v) for name, v in theta.items()}
     for r in range(fit.n_recordings):
         protocol = jax.tree.map(lambda x, r=r: x[r * starts], protocols)
         data = {k: v[r] for k, v in fit.values.items()}
         mask = {k: m[r] for k, m in fit.mask.items()}
-        estimate = problem.model.linear_estimate(paths, protocol, fit.ts, data, mask)
-        if estimate is None or set(estimate) != set(paths) or not all(np.isfinite(list(estimate.values()))):
-            return None
+        try:
+            estimate = problem.model.linear_estimate(paths, protocol, fit.ts, data, mask)
+        except EstimateUnavailable as err:
+            return None, str(err), False
+        if estimate is None or set(estimate) != set(paths):
+            model = type(problem.model).__name__
+            names = [n for n, _ in problem.paths]
+            return None, f"{model} gives no estimate of {names} from data {sorted(fit.values)}", True
         for name, path in problem.paths:
             transform = problem.transforms[name]
-            value = transform.clip(jnp.asarray(estimate[path], dtype=new[name].dtype))
+            value = jnp.asarray(estimate[path], dtype=new[name].dtype)
+            if not (np.isfinite(float(value)) and float(transform.clip(value)) == float(value)):
+                where = _domain(transform)
+                return None, f"the estimate {name} = {float(value):.4g} lies outside its bounds {where}", False
             new[name][r * starts : (r + 1) * starts] = np.asarray(transform.inverse(value))
-    return {name: jnp.asarray(v) for name, v in new.items()}
+    return {name: jnp.asarray(v) for name, v in new.items()}, None, False
+
+
+def _domain(transform) -> str:
+    """A transform's domain for a message: ``(lo, hi)``, ``(0, inf)`` or its name."""
+    if hasattr(transform, "lo") and hasattr(transform, "hi"):
+        return f"({float(transform.lo):g}, {float(transform.hi):g})"
+    if float(transform.clip(jnp.asarray(-1.0))) > 0:
+        return "(0, inf)"
+    return type(transform).__name__
 
 
 def window_members(members, ts: np.ndarray, end: float):

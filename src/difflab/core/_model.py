@@ -22,6 +22,10 @@ class StateInfo:
 State = dict[str, Array]
 
 
+class EstimateUnavailable(ValueError):
+    """Raised by `AbstractModel.linear_estimate` when the data do not allow its estimate; the message says why."""
+
+
 class AbstractModel(eqx.Module):
     """A system of ordinary differential equations ``dy/dt = f(t, y, args)``.
 
@@ -94,7 +98,9 @@ class AbstractModel(eqx.Module):
         (conductances of a cell whose potential is recorded) can solve for them by least squares,
         without a start and without side minima. [`difflab.calibrate`][] then starts from the
         estimate (``strategy="auto"`` or ``"linear"``). ``data`` and ``mask`` map state names to
-        one recording ``(time, ...)``; return ``None`` when the estimate does not apply.
+        one recording ``(time, ...)``; return ``None`` when the estimate does not apply to these parameters, and
+        raise [`EstimateUnavailable`][difflab.core._model.EstimateUnavailable] with the reason when these data
+        do not allow it (too coarse, too short).
         """
         return None
 

@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core._model import EstimateUnavailable
+
 #: Length (ms) of the blocks over which the membrane equation is integrated.
 BLOCK_MS = 0.5
 
@@ -59,7 +61,12 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
 
     Returns:
         `{path: value}`, or `None` when the estimate does not apply (a path that is not a
-        channel conductance, a batched model, fewer usable blocks than conductances).
+        channel conductance, a batched model).
+
+    Raises:
+        EstimateUnavailable: samples more than `BLOCK_MS / 2` apart (the blocks would hold one sample, and the
+            trapezoids of a 1 ms spike would be wrong by tens of %), or fewer usable blocks than twice the
+            conductances.
     """
     where = conductance_paths(model, paths)
     if where is None or model.batch_shape() != ():
@@ -69,6 +76,11 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
     mask = np.asarray(mask, dtype=bool)
     Vf = np.where(mask, V, np.interp(ts, ts[mask], V[mask]))  # gates need a continuous drive
     dt = np.diff(ts)
+    if float(np.median(dt)) > BLOCK_MS / 2:
+        raise EstimateUnavailable(
+            f"the data are sampled every {float(np.median(dt)):.4g} ms; the linear estimate integrates the membrane "
+            f"equation over {BLOCK_MS} ms blocks and needs samples at most {BLOCK_MS / 2:g} ms apart"
+        )
     gates = _gates(model, jnp.asarray(Vf), jnp.asarray(dt))
     currents = {}
     for key, channel in zip(model.channel_order, model.ordered_channels(), strict=True):
@@ -91,7 +103,10 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
     A_blocks = A[: n_blocks * m].reshape(n_blocks, m, -1).sum(axis=1)[ok]
     b_blocks = b[: n_blocks * m].reshape(n_blocks, m).sum(axis=1)[ok]
     if A_blocks.shape[0] < 2 * len(fitted):
-        return None
+        raise EstimateUnavailable(
+            f"the data hold {A_blocks.shape[0]} complete {BLOCK_MS} ms blocks; the linear estimate of "
+            f"{len(fitted)} conductance(s) needs at least {2 * len(fitted)}"
+        )
     g, *_ = np.linalg.lstsq(A_blocks, b_blocks, rcond=None)
     return {p: float(v) for p, v in zip(fitted, g, strict=True)}
 
