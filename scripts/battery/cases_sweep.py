@@ -116,3 +116,31 @@ def _(ctx):
     import difflab
 
     return difflab.sweep(hh(), step(), ts_hh(), difflab.Grid(gK=[36.0, -18.0]), {"v": lambda tr: tr.ys["V"][-1]})
+
+
+@case("sweep.rerun-other-reducer", "2/3", r"belongs to another study")
+def _(ctx):
+    import jax.numpy as jnp
+
+    import difflab
+
+    def run(f):
+        obs = {"r": lambda traj: f(traj.ys["y"])}
+        return difflab.sweep(relax(), None, TS_SWEEP, difflab.Grid(k=[0.1, 0.2]), obs, directory=ctx.tmp / "s")
+
+    run(jnp.max)
+    return run(jnp.min)
+
+
+@case("sweep.rerun-other-closure-window", "2/3", r"belongs to another study")
+def _(ctx):
+    import jax.numpy as jnp
+
+    import difflab
+
+    def run(n):
+        obs = {"r": lambda traj: jnp.sum(traj.ys["y"][:n])}
+        return difflab.sweep(relax(), None, TS_SWEEP, difflab.Grid(k=[0.1, 0.2]), obs, directory=ctx.tmp / "s")
+
+    run(2)
+    return run(3)

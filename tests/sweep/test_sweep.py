@@ -84,6 +84,40 @@ def test_chunks_of_a_changed_problem_are_never_reused(tmp_path):
     assert len(list(tmp_path.glob("chunk_*.nc"))) == 2  # nothing overwritten, nothing added
 
 
+WINDOW = 2
+
+
+def test_an_observable_that_reads_other_functions_or_values_is_another_study(tmp_path):
+    """Same bytecode, other result: another reducer, another closure value, another global it reads."""
+    import jax.numpy as jnp
+
+    def reduce_with(f):
+        return {"r": lambda traj: f(traj.ys["y"])}
+
+    def first(n):
+        return {"r": lambda traj: jnp.sum(traj.ys["y"][:n])}
+
+    def by_global(traj):
+        return jnp.sum(traj.ys["y"][:WINDOW])
+
+    design = Grid(k=[0.1, 0.2])
+    for made, other in ((reduce_with(jnp.max), reduce_with(jnp.min)), (first(2), first(3))):
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        sweep(Decay(), None, TS, design, made, directory=folder)
+        sweep(Decay(), None, TS, design, made, directory=folder)  # the same observable resumes
+        with pytest.raises(ValueError, match="belongs to another study"):
+            sweep(Decay(), None, TS, design, other, directory=folder)
+    folder = tmp_path / "global"
+    sweep(Decay(), None, TS, design, {"r": by_global}, directory=folder)
+    global WINDOW
+    WINDOW, before = 3, WINDOW
+    try:
+        with pytest.raises(ValueError, match="belongs to another study"):
+            sweep(Decay(), None, TS, design, {"r": by_global}, directory=folder)
+    finally:
+        WINDOW = before
+
+
 def test_bad_designs_and_names():
     with pytest.raises(ValueError, match="lo < hi"):
         RandomDesign(4, {"k": (1.0, 1.0)})

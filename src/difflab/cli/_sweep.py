@@ -126,17 +126,17 @@ def make_observable(name: str, spec: dict[str, Any]):
     var = spec.get("variable", "V")
     reducers = {"final": lambda y: y[-1], "max": jnp.max, "min": jnp.min, "mean": jnp.mean}
     if kind in reducers:
-        return (lambda traj, f=reducers[kind]: f(traj.ys[var])), ""
+        return (lambda traj, f=reducers[kind]: f(traj[var])), ""
     if kind in ("spike_count", "firing_rate"):
         from ..neuron import firing_rate, spike_count
 
         window = tuple(spec["window"]) if "window" in spec else None
         threshold = float(spec.get("threshold", 0.0))
         if kind == "spike_count":
-            return (lambda traj: spike_count(traj.ts, traj.ys[var], threshold, window)), "1"
+            return (lambda traj: spike_count(traj.ts, traj[var], threshold, window)), "1"
         if window is None:
             raise ValueError(f"[observables.{name}] firing_rate needs window = [t0, t1]")
-        return (lambda traj: firing_rate(traj.ts, traj.ys[var], window, threshold)), "Hz"
+        return (lambda traj: firing_rate(traj.ts, traj[var], window, threshold)), "Hz"
     raise ValueError(
         f"[observables.{name}] kind must be final, max, min, mean, spike_count or firing_rate; got {kind!r}"
     )
