@@ -231,3 +231,22 @@ def _(ctx):
     import difflab
 
     return difflab.run_ensemble(difflab.make_batch(relax(), k=[0.1, 0.2]), None, np.linspace(0, 1, 5), strategy="bogus")
+
+
+@case("sim.unresolved-fixed-step", "9", r"V is nan at t = 1; .*a fixed step \(dt0 = 0.0769231\) too large")
+def _(ctx):
+    import difflab
+
+    return difflab.simulate(hh(), difflab.Step(1e4, 1.0, 3.0), ts_hh())
+
+
+@case("sim.unresolved-fixed-step-member", "9", check=lambda ok: (ok == [True, False], f"succeeded: {ok}"))
+def _(ctx):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import difflab
+
+    ok = jax.vmap(lambda a: difflab.simulate(hh(), difflab.Step(a, 1.0, 3.0), ts_hh(), throw=False).succeeded)
+    return np.asarray(ok(jnp.array([10.0, 5000.0]))).tolist()

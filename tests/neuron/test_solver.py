@@ -157,3 +157,19 @@ def test_default_step_follows_the_gate_kinetics_with_temperature():
     assert np.sum(~np.isnan(want)) == 21  # 4.5x faster kinetics: 21 spikes in the 100 ms step
     # measured 0.0078 ms (at a fixed 5/64 ms step: 0.86 ms)
     np.testing.assert_allclose(got, want, atol=0.02)
+
+
+def test_a_fixed_step_that_does_not_resolve_the_input_fails_instead_of_reporting_success():
+    """10^4 µA/cm² at the default step had given V from -242 to 687 mV with succeeded true (tight CVODE-like
+    adaptive solve: -77 to 363 mV). Now that member fails by name; a resolvable input in the same batch does not."""
+    model, ts = HodgkinHuxley.squid_axon(), jnp.arange(0.0, 5.0, 0.025)
+    with pytest.raises(ValueError, match=r"V is nan at t = 1; .*a fixed step \(dt0 = 0.0769231\) too large for the "
+                       r"dynamics.*pass a smaller dt0 or an adaptive stepsize_controller"):  # fmt: skip
+        difflab.simulate(model, difflab.Step(1e4, 1.0, 3.0), ts)
+    ok = jax.vmap(lambda a: difflab.simulate(model, difflab.Step(a, 1.0, 3.0), ts, throw=False).succeeded)
+    assert np.asarray(ok(jnp.array([10.0, 1000.0, 5000.0]))).tolist() == [True, True, False]
+    # a smaller step resolves it, and agrees with an adaptive solve at tight tolerance
+    fine = difflab.simulate(model, difflab.Step(5000.0, 1.0, 3.0), ts, dt0=0.0025)["V"]
+    pid = diffrax.PIDController(rtol=1e-8, atol=1e-8)
+    tight = difflab.simulate(model, difflab.Step(5000.0, 1.0, 3.0), ts, stepsize_controller=pid, dt0=0.001)["V"]
+    assert float(jnp.max(jnp.abs(fine - tight))) < 2.0  # mV, on a peak of about 238 mV

@@ -151,7 +151,8 @@ def simulate(
     else:
         sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, throw)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
-        _check_finite_solution(sol.ts, sol.ys)
+        fixed = dt0 if isinstance(controller, diffrax.ConstantStepSize) else None
+        _check_finite_solution(sol.ts, sol.ys, fixed)
     ys = sol.ys if physical is None else jax.tree.map(lambda v: jnp.where(physical, v, jnp.nan), sol.ys)
     time_info = StateInfo("time", model.time_units, "time")
     return Trajectory(
@@ -246,7 +247,7 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
     )
 
 
-def _check_finite_solution(ts, ys) -> None:
+def _check_finite_solution(ts, ys, fixed_dt0=None) -> None:
     """Raise if a concrete solution holds NaN/inf (the solver reports success when NaN propagates quietly)."""
     for name, y in ys.items() if isinstance(ys, dict) else enumerate(jax.tree.leaves(ys)):
         if not is_concrete(y):
@@ -256,9 +257,16 @@ def _check_finite_solution(ts, ys) -> None:
         if bad.any():
             index = np.argwhere(bad)[0]
             at = float(np.asarray(ts).reshape(-1)[index[0]]) if np.ndim(ts) == 1 else float("nan")
+            step = (
+                ""
+                if fixed_dt0 is None
+                else f"; a fixed step (dt0 = {float(np.asarray(fixed_dt0)):g}) too large for the dynamics, as under a "
+                "very large input, ends here too (a solver that finds its step unresolved makes the state NaN): pass a "
+                "smaller dt0 or an adaptive stepsize_controller"
+            )
             raise ValueError(
                 f"the solution became non-finite: {name} is {arr[tuple(index)]} at t = {at:g}; check the model's "
-                "parameters, the initial state and the input's size (or pass throw=False and inspect succeeded)"
+                "parameters, the initial state and the input's size (or pass throw=False and inspect succeeded)" + step
             )
 
 
