@@ -73,3 +73,39 @@ def test_bad_hamiltonian_and_measurement_arguments():
         qc.measure(np.array([1.0, 0.0]), shots=10)
     with pytest.raises(ValueError, match=r"`state` must be a state vector \(2ⁿ,\) or a density matrix"):
         qc.probabilities(np.ones(3))
+
+
+def test_unphysical_starting_states_nan_angles_and_coefficients_are_refused():
+    """Each had run: a non-positive rho0 gave probabilities [1.455, -0.455], NaN angles and coefficients gave NaN."""
+    circuit = qc.Circuit(1, [qc.H(0)])
+    negative = np.array([[1.2, 0.0], [0.0, -0.2]])  # Hermitian, unit trace, one negative eigenvalue
+    with pytest.raises(ValueError, match=r"`rho0` must be positive semidefinite; its lowest eigenvalue is -0.2"):
+        circuit.density_matrix(negative)
+    with pytest.raises(ValueError, match=r"`rho0` must be finite"):
+        circuit.density_matrix(np.array([[np.nan, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match=r"`psi0` must be finite"):
+        circuit.statevector(np.array([np.nan, 1.0]))
+    with pytest.raises(ValueError, match=r"`theta` must be a finite angle \(radians\); got nan"):
+        qc.RX(np.nan, 0)
+    with pytest.raises(ValueError, match=r"`phi` must be a finite angle"):
+        qc.Phase(np.inf, 0)
+    with pytest.raises(ValueError, match=r"`coefficients` must be finite"):
+        qc.PauliSum([1.0, np.nan], ["Z", "X"])
+
+
+def test_traced_non_unitary_gates_bad_probabilities_and_angles_are_flagged():
+    """Under jit the same checks run in the compiled program (eqx.error_if) instead of returning 4 or NaN."""
+    import jax
+    import jax.numpy as jnp
+
+    def probabilities(ops):
+        return qc.probabilities(qc.Circuit(1, ops).density_matrix())
+
+    with pytest.raises(Exception, match=r"`matrix` must be unitary"):
+        jax.jit(lambda s: probabilities([qc.Unitary(s * jnp.eye(2), 0)]))(2.0).block_until_ready()
+    with pytest.raises(Exception, match=r"`p` must be a probability in \[0, 1\]"):
+        jax.jit(lambda p: probabilities([qc.H(0), qc.Depolarizing(p, 0)]))(1.5).block_until_ready()
+    with pytest.raises(Exception, match=r"`theta` must be a finite angle"):
+        jax.jit(lambda t: probabilities([qc.RX(t, 0)]))(jnp.nan).block_until_ready()
+    good = jax.jit(lambda p: probabilities([qc.H(0), qc.Depolarizing(p, 0)]))(0.3)
+    np.testing.assert_allclose(good, [0.5, 0.5], atol=1e-12)

@@ -63,7 +63,9 @@ def _probability(value: ArrayLike, name: str) -> Array:
         v = np.asarray(value, dtype=float)
         if v.shape != () or not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"`{name}` must be a probability in [0, 1]; got {value!r}.")
-    return jnp.asarray(value, dtype=float)
+        return jnp.asarray(value, dtype=float)
+    p = jnp.asarray(value, dtype=float)  # traced: flagged when the compiled program runs (NaN fails too)
+    return eqx.error_if(p, ~jnp.all((p >= 0) & (p <= 1)), f"`{name}` must be a probability in [0, 1].")
 
 
 def _one_wire(wire) -> tuple[int, ...]:

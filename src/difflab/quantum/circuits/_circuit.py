@@ -129,18 +129,33 @@ def _check_ket(psi0, n: int) -> Array:
     if np.shape(psi0) != (2**n,):
         raise ValueError(f"`psi0` must have shape ({2**n},) for {n} wires; got {np.shape(psi0)}.")
     if is_concrete(psi0):
+        if not np.all(np.isfinite(np.asarray(psi0))):
+            raise ValueError("`psi0` must be finite; got NaN/inf entries.")
         norm = float(np.linalg.norm(np.asarray(psi0)))
         if not abs(norm - 1) <= STATE_ATOL:
             raise ValueError(f"`psi0` must be normalised; got norm {norm:.12g}.")
-    return jnp.asarray(psi0, dtype=complex)
+        return jnp.asarray(psi0, dtype=complex)
+    psi = jnp.asarray(psi0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
+    norm = jnp.linalg.norm(psi)
+    return eqx.error_if(psi, ~(jnp.abs(norm - 1) <= STATE_ATOL), "`psi0` must be a finite, normalised ket.")
 
 
 def _check_density(rho0, n: int) -> Array:
     if np.shape(rho0) != (2**n, 2**n):
         raise ValueError(f"`rho0` must have shape ({2**n}, {2**n}) for {n} wires; got {np.shape(rho0)}.")
     if is_concrete(rho0):
-        r = np.asarray(rho0)
+        r = np.asarray(rho0, dtype=complex)
+        if not np.all(np.isfinite(r)):
+            raise ValueError("`rho0` must be finite; got NaN/inf entries.")
         trace = np.trace(r)
         if not abs(trace - 1) <= STATE_ATOL or not np.abs(r - r.conj().T).max() <= STATE_ATOL:
             raise ValueError(f"`rho0` must be Hermitian with unit trace; got trace {trace:.12g}.")
-    return jnp.asarray(rho0, dtype=complex)
+        lowest = float(np.linalg.eigvalsh(0.5 * (r + r.conj().T)).min())
+        if lowest < -STATE_ATOL:  # a negative eigenvalue gives negative probabilities
+            raise ValueError(f"`rho0` must be positive semidefinite; its lowest eigenvalue is {lowest:.6g}.")
+        return jnp.asarray(r)
+    rho = jnp.asarray(rho0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
+    hermitian = 0.5 * (rho + rho.conj().T)
+    ok = (jnp.abs(jnp.trace(rho) - 1) <= STATE_ATOL) & (jnp.max(jnp.abs(rho - rho.conj().T)) <= STATE_ATOL)
+    ok = ok & (jnp.linalg.eigvalsh(hermitian).min() >= -STATE_ATOL)
+    return eqx.error_if(rho, ~ok, "`rho0` must be a finite density matrix (Hermitian, unit trace, positive).")

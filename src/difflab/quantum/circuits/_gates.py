@@ -123,7 +123,7 @@ class PauliRotation(AbstractGate):
         if not pauli or set(pauli) - set("XYZ") or len(pauli) != len(self.wires):
             raise ValueError(f"`pauli` must be a word over 'XYZ' with one letter per wire ({len(self.wires)}); "
                              f"got {pauli!r}.")  # fmt: skip
-        self.theta = jnp.asarray(theta, dtype=float)
+        self.theta = as_angle(theta, "theta")
         self.pauli = pauli
 
     def matrix(self) -> Array:
@@ -141,7 +141,7 @@ class PhaseShift(AbstractGate):
     wires: tuple[int, ...] = eqx.field(static=True)
 
     def __init__(self, phi: ArrayLike, wire: int):
-        self.phi = jnp.asarray(phi, dtype=float)
+        self.phi = as_angle(phi, "phi")
         self.wires = as_wires("wire", wire)
         if len(self.wires) != 1:
             raise ValueError(f"`wire` must be a single wire; got {self.wires!r}.")
@@ -164,7 +164,7 @@ class DoubleExcitation(AbstractGate):
     wires: tuple[int, ...] = eqx.field(static=True)
 
     def __init__(self, theta: ArrayLike, wires):
-        self.theta = jnp.asarray(theta, dtype=float)
+        self.theta = as_angle(theta, "theta")
         self.wires = as_wires("wires", wires)
         if len(self.wires) != 4:
             raise ValueError(f"`wires` of DoubleExcitation must hold 4 wires; got {self.wires!r}.")
@@ -236,10 +236,30 @@ class Unitary(AbstractGate):
             raise ValueError(f"`matrix` must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
                              f"got {np.shape(matrix)}.")  # fmt: skip
         check_unitary(matrix, "matrix")
-        self.matrix_ = jnp.asarray(matrix, dtype=complex)
+        self.matrix_ = _traced_unitary(jnp.asarray(matrix, dtype=complex), "matrix")
 
     def matrix(self) -> Array:
         return self.matrix_
+
+
+def as_angle(value: ArrayLike, name: str) -> Array:
+    """`value` (radians) as a float array, refused by name when it is NaN/inf (flagged by `eqx.error_if` if traced)."""
+    angle = jnp.asarray(value, dtype=float)
+    if is_concrete(value):
+        if not np.all(np.isfinite(np.asarray(angle))):
+            raise ValueError(f"`{name}` must be a finite angle (radians); got {value!r}.")
+        return angle
+    message = f"`{name}` must be a finite angle (radians); got NaN/inf."
+    return eqx.error_if(angle, ~jnp.all(jnp.isfinite(angle)), message)
+
+
+def _traced_unitary(matrix: Array, name: str) -> Array:
+    """A traced `matrix` flagged by `eqx.error_if` when it is not unitary within `UNITARY_ATOL` (NaN included)."""
+    if is_concrete(matrix):
+        return matrix
+    gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0])))
+    message = f"`{name}` must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})."
+    return eqx.error_if(matrix, ~(gap <= UNITARY_ATOL), message)
 
 
 def check_unitary(matrix, name: str) -> None:

@@ -65,7 +65,13 @@ class PauliSum(eqx.Module):
             if np.abs(np.imag(coefficients)).max() > 0:
                 raise ValueError("`coefficients` must be real (a Hermitian Pauli sum); got complex values.")
             coefficients = np.real(coefficients)
+        if is_concrete(coefficients) and not np.all(np.isfinite(np.asarray(coefficients))):
+            raise ValueError("`coefficients` must be finite; got NaN/inf values.")
         self.coefficients = jnp.asarray(coefficients, dtype=float)
+        if not is_concrete(coefficients):
+            self.coefficients = eqx.error_if(
+                self.coefficients, ~jnp.all(jnp.isfinite(self.coefficients)), "`coefficients` must be finite."
+            )
         self.strings = strings
 
     @property
