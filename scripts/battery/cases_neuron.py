@@ -85,3 +85,12 @@ def _(ctx):
     import difflab
 
     return difflab.io.read_nwb(_nwb(ctx.tmp / "ok.nwb"), area_um2=100.0, sweeps=[])
+
+
+@case("swc.x-nan", "13", r"line 1: point 1 needs a finite x \(µm\); got nan")
+def _(ctx):
+    from difflab.neuron import read_swc
+
+    path = ctx.tmp / "nan.swc"
+    path.write_text("1 1 nan 0 0 5 -1\n2 3 10 0 0 1 1\n")
+    return read_swc(path)

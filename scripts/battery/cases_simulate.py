@@ -250,3 +250,27 @@ def _(ctx):
 
     ok = jax.vmap(lambda a: difflab.simulate(hh(), difflab.Step(a, 1.0, 3.0), ts_hh(), throw=False).succeeded)
     return np.asarray(ok(jnp.array([10.0, 5000.0]))).tolist()
+
+
+@case("sim.ts-strings", "19", r"ts must be a real number or an array of real numbers", exc=(TypeError,))
+def _(ctx):
+    import difflab
+
+    return difflab.simulate(hh(), step(), ["0", "1", "2"])
+
+
+@case("hh.replace-string", "19", r"gNa must be a real number .*; got str 'abc'", exc=(TypeError,))
+def _(ctx):
+    return hh().replace(gNa="abc")
+
+
+@case("hh.replace-complex", "19", r"gNa must be a real number .*; got complex", exc=(TypeError,))
+def _(ctx):
+    return hh().replace(gNa=1 + 2j)
+
+
+@case("protocol.constant-string", "19", r"value must be a number or an array of numbers", exc=(TypeError,))
+def _(ctx):
+    import difflab
+
+    return difflab.Constant("abc")

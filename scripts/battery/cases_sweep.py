@@ -144,3 +144,10 @@ def _(ctx):
 
     run(2)
     return run(3)
+
+
+@case("sweep.observable-string", "19", r"observable 's' must return a number or an array of numbers", exc=(TypeError,))
+def _(ctx):
+    import difflab
+
+    return difflab.sweep(relax(), None, TS_SWEEP, difflab.Grid(k=[0.1, 0.2]), {"s": lambda traj: "abc"})

@@ -98,13 +98,15 @@ def test_resume_of_a_changed_problem_is_refused(tmp_path):
 
     only_k(3, checkpoint=path)
     changed = {
-        "a fixed parameter": dict(model=Decay(k=1.0, y0=2.5)),
-        "the bounds": dict(bounds=(0.1, 20.0)),
-        "the protocol": dict(protocol=difflab.Constant(0.1)),
-        "the solver options": dict(options={"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}),
+        "fixed parameters": dict(model=Decay(k=1.0, y0=2.5)),
+        "bounds": dict(bounds=(0.1, 20.0)),
+        "protocol": dict(protocol=difflab.Constant(0.1)),
+        "simulation times and options": dict(
+            options={"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}
+        ),
     }
-    for what, change in changed.items():
-        with pytest.raises(ValueError, match="different fit: problem_fingerprint"):
+    for what, change in changed.items():  # the refusal names the part that differs
+        with pytest.raises(ValueError, match=rf"different fit: it differs from this one in its {what}"):
             only_k(6, resume=path, **change)
         print(what, "refused")
     # the same problem resumes, also with another start value of the fitted parameter

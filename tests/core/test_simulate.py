@@ -204,3 +204,32 @@ def test_a_leading_axis_on_some_states_only_is_refused_by_name():
     y0 = dict(hh.initial_state(), V=jnp.zeros(3))  # refused before anything runs (was a broadcasting error)
     with pytest.raises(ValueError, match=r"y0 entries must share one leading shape .*y0\['V'\] \(3,\), y0\['m'\] \(\)"):
         difflab.simulate(hh, None, TS, y0=y0)
+
+
+def test_strings_and_complex_values_are_refused_naming_the_argument():
+    from difflab.neuron import HodgkinHuxley
+
+    hh = HodgkinHuxley.squid_axon()
+    with pytest.raises(TypeError, match=r"ts must be a real number or an array of real numbers; got list \['0'"):
+        difflab.simulate(hh, difflab.Step(10.0, 1.0, 3.0), ["0", "1", "2"])
+    with pytest.raises(TypeError, match=r"gNa must be a real number or an array of real numbers; got str 'abc'"):
+        hh.replace(gNa="abc")
+    with pytest.raises(TypeError, match=r"gNa must be a real number .*; got complex \(1\+2j\)"):
+        hh.replace(gNa=1 + 2j)
+    with pytest.raises(TypeError, match=r"value must be a number or an array of numbers; got str 'abc'"):
+        difflab.Constant("abc")
+    with pytest.raises(TypeError, match=r"times must be a number or an array of numbers; got list"):
+        difflab.Sampled(["a", "b"], [1.0, 2.0])
+
+
+def test_a_fixed_step_count_beyond_the_budget_runs_in_the_loop_without_a_grid():
+    """The advice to pass max_steps must hold: the scan's step grid (8 bytes a step) is never built that large."""
+    import diffrax
+
+    from difflab.core._simulate import FIXED_STEP_BUDGET, _scan_grid
+
+    ts = np.array([0.0, 1e9])
+    args = (diffrax.ConstantStepSize(), diffrax.RecursiveCheckpointAdjoint(), 0.0769, ts, 13_000_000_000)
+    assert _scan_grid("auto", *args) is None  # returns at once: no 104 GB grid
+    with pytest.raises(ValueError, match=rf"more than the scan's grid holds \({FIXED_STEP_BUDGET:,}\)"):
+        _scan_grid("scan", *args)

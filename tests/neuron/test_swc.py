@@ -50,6 +50,8 @@ def _write(tmp_path, lines):
         (["1 1 0 0 0 5 -1", "2 3 10 0 0 1 7"], "line 2: point 2 has parent 7, which is not in the file"),
         (["1 1 0 0 0 5 -1", "2 3 10 0 0 1 3", "3 3 20 0 0 1 2"], "points form a cycle: 2 -> 3 -> 2"),
         (["1 1 0 0 0 5 -1", "2 3 10 0 0 0 1"], "line 2: point 2 needs a finite radius > 0 µm; got 0.0"),
+        (["1 1 nan 0 0 5 -1", "2 3 10 0 0 1 1"], "line 1: point 1 needs a finite x (µm); got nan"),
+        (["1 1 0 0 0 5 -1", "2 3 10 0 inf 1 1"], "line 2: point 2 needs a finite z (µm); got inf"),
         (["1 1 0 0 0 5 -1", "2 3 10 0 0 1"], "line 2: expected 'id type x y z radius parent'"),
         (["1 1 0 0 0 5 -1", "1 3 10 0 0 1 1"], "line 2: point 1 is defined twice"),
         (["1 1 0 0 0 5 -1", "2 3 10 0 0 1 -1"], "exactly one root point"),

@@ -118,6 +118,11 @@ def test_an_observable_that_reads_other_functions_or_values_is_another_study(tmp
         WINDOW = before
 
 
+def test_an_observable_that_returns_a_string_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"observable 's' must return a number or an array of numbers; got str 'abc'"):
+        sweep(Decay(), None, TS, Grid(k=[0.1, 0.2]), {"s": lambda traj: "abc"})
+
+
 def test_bad_designs_and_names():
     with pytest.raises(ValueError, match="lo < hi"):
         RandomDesign(4, {"k": (1.0, 1.0)})

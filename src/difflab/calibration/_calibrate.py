@@ -457,8 +457,27 @@ def _meta(model, problem, adapter, fit, starts, strategy, protocol) -> dict[str,
         "optimizer": adapter.describe(),
         "data_fingerprint": fit.fingerprint(),
         "problem_fingerprint": _problem_fingerprint(problem, protocol),
+        "problem_parts": _problem_parts(problem, protocol),
         "starts": str(starts),
     }
+
+
+def _problem_parts(problem, protocol) -> str:
+    """A short fingerprint of each part of `_problem_fingerprint`, ``"name=hash; ..."``.
+
+    A refused resume then names the parts that differ.
+    """
+    base = problem.build({n: 0.0 for n, _ in problem.paths})
+    observe = "none" if problem.observe is None else callable_identity(problem.observe)
+    parts = {
+        "fixed parameters": (base,),
+        "protocol": (protocol,),
+        "bounds": (problem.transforms,),
+        "simulation times and options": (problem.sim_ts, problem.data_ts, problem.interpolate, problem.sim_options),
+        "loss": (problem.loss,),
+        "observe function": (observe,),
+    }
+    return "; ".join(f"{name}={tree_fingerprint(*trees)[:12]}" for name, trees in parts.items())
 
 
 def _is_key(key) -> bool:

@@ -39,6 +39,19 @@ def save(path: str | os.PathLike, *, theta, carry, history, step: int, meta: dic
     write_netcdf(ds, path, overwrite=True)
 
 
+def _differing_parts(there, here) -> str:
+    """The names of the problem's parts whose fingerprints differ (``"protocol and loss"``), or ``""``."""
+    if not there or not here:  # a checkpoint written before the parts were stored
+        return ""
+
+    def parts(text):
+        return dict(item.rsplit("=", 1) for item in str(text).split("; ") if "=" in item)
+
+    old, new = parts(there), parts(here)
+    names = [name for name in new if old.get(name) != new[name]]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
 def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_like):
     """Read a checkpoint written by `save` and check that it belongs to this fit.
 
@@ -59,11 +72,18 @@ def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_lik
         )
     for key, expected in meta.items():
         got = str(ds.attrs.get(key))
-        if got != str(expected):
+        if key == "problem_parts" or got == str(expected):
+            continue  # the parts only explain a different problem_fingerprint
+        what = _differing_parts(ds.attrs.get("problem_parts"), meta.get("problem_parts"))
+        if key == "problem_fingerprint" and what:
             raise ValueError(
-                f"checkpoint {str(path)!r} was written for a different fit: {key} is {got!r} there, "
-                f"{str(expected)!r} here; start a new checkpoint file or resume with the original setup"
+                f"checkpoint {str(path)!r} was written for a different fit: it differs from this one in its {what}; "
+                "start a new checkpoint file or resume with the original setup"
             )
+        raise ValueError(
+            f"checkpoint {str(path)!r} was written for a different fit: {key} is {got!r} there, "
+            f"{str(expected)!r} here; start a new checkpoint file or resume with the original setup"
+        )
     theta = {name: _like(ds[f"theta__{name}"].values, value) for name, value in theta_like.items()}
     leaves, treedef = jax.tree.flatten(carry_like)
     stored = sorted(str(v) for v in ds.data_vars if str(v).startswith("state__"))

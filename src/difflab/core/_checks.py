@@ -25,6 +25,23 @@ def is_concrete(x) -> bool:
     return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(x))
 
 
+def check_numeric(x, name: str, *, complex_ok: bool = False) -> None:
+    """Raise `TypeError` naming `name` if `x` is not a number or an array of numbers (real unless `complex_ok`).
+
+    Strings, objects and complex values where a real one is expected would otherwise fail deep inside NumPy or JAX
+    with a message that names neither the argument nor what it should be.
+    """
+    kinds = "biufc" if complex_ok else "biuf"
+    try:
+        kind = np.dtype(jnp.result_type(x)).kind if not is_concrete(x) else np.asarray(x).dtype.kind
+    except (TypeError, ValueError):
+        kind = "O"
+    if kind not in kinds:
+        shown = repr(x) if len(repr(x)) <= 60 else repr(x)[:57] + "..."
+        expected = "a number or an array of numbers" if complex_ok else "a real number or an array of real numbers"
+        raise TypeError(f"{name} must be {expected}; got {type(x).__name__} {shown}")
+
+
 def check_finite(x, name: str) -> None:
     """Raise `ValueError` naming `name` if concrete `x` holds NaN or inf."""
     if is_concrete(x):

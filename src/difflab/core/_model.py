@@ -134,9 +134,12 @@ class AbstractModel(eqx.Module):
 
         Values keep the dtype of the field they replace (a float32 model stays float32).
         """
-        from ._checks import raise_if_unphysical
-        from ._paths import set_paths
+        from ._checks import check_numeric, raise_if_unphysical
+        from ._paths import get_path, set_paths
 
+        for name, value in values.items():  # by the name the user gave (set_paths would name the dotted path)
+            kind = get_path(self, self.resolve(name)).dtype.kind
+            check_numeric(value, name, complex_ok=kind == "c")
         model = set_paths(self, {self.resolve(name): value for name, value in values.items()})
         raise_if_unphysical(model.physical_checks())
         return model

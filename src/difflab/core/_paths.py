@@ -9,6 +9,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from ._checks import check_numeric
+
 
 def iter_parameters(module: Any, prefix: str = "") -> Iterator[tuple[str, jax.Array]]:
     """Yield `(dotted name, array)` for every floating array field, recursively.
@@ -58,6 +60,7 @@ def set_paths(module, values: Mapping[str, object]):
     """
     for path, value in values.items():
         old = get_path(module, path)
+        check_numeric(value, path, complex_ok=jnp.issubdtype(old.dtype, jnp.complexfloating))
         new = jnp.asarray(value, dtype=old.dtype)
         if new.shape != old.shape and new.ndim == 0:
             new = jnp.broadcast_to(new, old.shape)

@@ -15,11 +15,12 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ._checks import check_finite, check_increasing, is_concrete
+from ._checks import check_finite, check_increasing, check_numeric, is_concrete
 
 
 def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:
     """`x` as a floating array (Python floats stay weakly typed so float32 models stay float32)."""
+    check_numeric(x, name, complex_ok=True)
     arr = jnp.asarray(x)
     if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(arr.dtype, jnp.complexfloating):
         arr = arr.astype(float)

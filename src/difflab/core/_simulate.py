@@ -17,6 +17,7 @@ from ._backend import default_loop
 from ._checks import (
     check_finite,
     check_increasing,
+    check_numeric,
     check_solve_options,
     is_concrete,
     physical_flag,
@@ -99,6 +100,7 @@ def simulate(
         )
     # Save times closed over inside jit are constants, but jnp.asarray would make them tracers: keep them as numpy
     # so that the checks, the fixed-step count and the scan loop see their values.
+    check_numeric(ts, "ts")
     times = ts if isinstance(ts, jax.core.Tracer) else np.asarray(ts)
     ts = jnp.asarray(ts)
     if ts.ndim != 1 or ts.shape[0] < 2:
@@ -206,6 +208,10 @@ def _scan_grid(loop, controller, adjoint, dt0, ts, max_steps, state_size=0):
     if loop == "while":
         return None
     reason = _scan_refusal(controller, adjoint, dt0, ts)
+    span = float(np.asarray(ts)[-1] - np.asarray(ts)[0]) if reason is None else 0.0
+    if reason is None and span / float(np.asarray(dt0)) > FIXED_STEP_BUDGET:  # the grid itself would not fit
+        steps = span / float(np.asarray(dt0))
+        reason = f"its {steps:,.0f} steps are more than the scan's grid holds ({FIXED_STEP_BUDGET:,})"
     if reason is None:
         dtype = jnp.result_type(ts, dt0)  # diffrax's time dtype
         grid = step_grid(float(np.asarray(ts)[0]), float(np.asarray(ts)[-1]), float(np.asarray(dt0)), dtype)

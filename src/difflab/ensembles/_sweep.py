@@ -256,7 +256,17 @@ def _run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> 
 
 @eqx.filter_jit
 def _observe(traj, fns):
-    return {name: jax.vmap(fn)(traj) for name, fn in fns}
+    return {name: jax.vmap(lambda one, fn=fn, name=name: _numeric(name, fn(one)))(traj) for name, fn in fns}
+
+
+def _numeric(name: str, value):
+    """An observable's value, refused by the observable's name unless it is a number or an array of numbers."""
+    for leaf in jax.tree.leaves(value):
+        if not (isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float) and not isinstance(leaf, bool)):
+            raise TypeError(
+                f"observable {name!r} must return a number or an array of numbers; got {type(leaf).__name__} {leaf!r}"
+            )
+    return value
 
 
 def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:

@@ -73,7 +73,10 @@ def _parse(path: Path) -> dict[int, tuple[int, np.ndarray, int, int]]:
             ) from None
         if pid in points:
             raise SWCError(f"{path.name}, line {lineno}: point {pid} is defined twice (first on line {points[pid][3]})")
-        if not np.isfinite([x, y, z, r]).all() or r <= 0:
+        for axis, value in (("x", x), ("y", y), ("z", z)):
+            if not np.isfinite(value):
+                raise SWCError(f"{path.name}, line {lineno}: point {pid} needs a finite {axis} (µm); got {value}")
+        if not (np.isfinite(r) and r > 0):
             raise SWCError(f"{path.name}, line {lineno}: point {pid} needs a finite radius > 0 µm; got {r}")
         points[pid] = (kind, np.array([x, y, z, 2 * r]), parent, lineno)
     if not points:
