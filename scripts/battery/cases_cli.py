@@ -225,3 +225,49 @@ def _(ctx):
 @case("cli.validate-simulation-unknown-key", "15", r"unknown field\(s\) 'simulation.solverr'", cli=True)
 def _(ctx):
     return _validate(ctx, _case_file(ctx, 'solver = "default"', 'solver = "default"\nsolverr = "x"'))
+
+
+def _fit_text(ctx, old: str, new: str, name: str = "fit.toml") -> str:
+    """The standard fit config with one line replaced."""
+    path = Path(_fit_config(ctx, name=name))
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+    return str(path)
+
+
+@case("cli.fit-select-missing-value", "15", r"\[data\] select: amplitude = 99.0 is not in the data", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, "select = { amplitude = 10.0 }", "select = { amplitude = 99.0 }"))
+
+
+@case("cli.fit-time-outside-span", "15", r"\[data\] time = \[500.0, 600.0\] holds 0 sample", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, "time = [0.0, 4.0]", "time = [500.0, 600.0]"))
+
+
+@case("cli.fit-time-reversed", "15", r"\[data\] time must be \[t0, t1\] with t0 < t1", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, "time = [0.0, 4.0]", "time = [4.0, 0.0]"))
+
+
+@case("cli.fit-noise-negative", "15", r"\[data\] noise must be a standard deviation >= 0", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, "stride = 5", "stride = 5\nnoise = -1.0"))
+
+
+@case("cli.fit-output-folder", "13", r"is a folder; give a file name", cli=True)
+def _(ctx):
+    (ctx.tmp / "res").mkdir()
+    ctx.guard(ctx.tmp / "res")
+    return cli(ctx, "fit", _fit_config(ctx, out="res"))
+
+
+@case("cli.fit-bounds-reversed", "15", r"\[fit.params\] gNa = \[200.0, 50.0\]: Bounded needs lo < hi", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, 'gNa = "log"', "gNa = [200.0, 50.0]"))
+
+
+@case("cli.fit-protocol-reversed", "15", r"protocol = 'step:10,3,1': .*stop must be > start", cli=True)
+def _(ctx):
+    return cli(ctx, "fit", _fit_text(ctx, 'protocol = "step:10,1,3"', 'protocol = "step:10,3,1"'))

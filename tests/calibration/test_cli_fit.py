@@ -66,6 +66,24 @@ def test_typos_and_malformed_numbers_in_the_config_are_refused_by_field(tmp_path
     assert not (tmp_path / "fit_hh.nc").exists()  # refused before any work
 
 
+def test_data_windows_selections_noise_bounds_and_protocols_are_refused_by_field(tmp_path):
+    runner = CliRunner()
+    cases = {
+        "amplitude = 10.0": ("amplitude = 99.0", "[data] select: amplitude = 99.0 is not in the data; its values"),
+        "time = [0.0, 15.0]": ("time = [500.0, 600.0]", "[data] time = [500.0, 600.0] holds 0 sample(s)"),
+        "time = [0.0, 15.0] ": ("time = [15.0, 0.0]", "[data] time must be [t0, t1] with t0 < t1"),
+        "noise = 1.0": ("noise = -1.0", "[data] noise must be a standard deviation >= 0"),
+        "gL = [0.05, 1.0]": ("gL = [1.0, 0.05]", "[fit.params] gL = [1.0, 0.05]: Bounded needs lo < hi"),
+    }
+    for old, (new, message) in cases.items():
+        result = runner.invoke(app, ["fit", str(short_config(tmp_path, **{old.strip(): new}))])
+        assert result.exit_code == 2 and message in result.output, (new, result.output)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = runner.invoke(app, ["fit", str(short_config(tmp_path)), "-o", str(folder), "--overwrite"])
+    assert result.exit_code == 2 and "is a folder; give a file name" in result.output and folder.is_dir()
+
+
 def test_unreadable_configs_and_unwritable_outputs_are_refused_before_the_fit(tmp_path):
     runner = CliRunner()
     latin1 = tmp_path / "latin1.toml"

@@ -83,7 +83,12 @@ def load_model_and_protocol(spec: dict[str, Any]):
     if values:
         model = model.replace(**values)
     text = spec.get("protocol", "none")
-    return model, (None if text == "none" else parse_protocol(text))
+    if text == "none":
+        return model, None
+    try:
+        return model, parse_protocol(text)
+    except (ValueError, TypeError) as err:  # e.g. a reversed step, named by the config field
+        raise ValueError(f"protocol = {text!r}: {err}") from None
 
 
 def required(spec: dict[str, Any], key: str, table: str):

@@ -67,10 +67,10 @@ def fit(
     out = output or resolve_path(base, spec.get("output", {}).get("path"))
     if out is None:
         raise fail("give the result file with -o/--output or [output] path")
+    if out.is_dir():  # before the existence check: --overwrite never replaces a folder
+        raise fail(f"result file {str(out)!r} is a folder; give a file name, e.g. {str(out / 'fit.nc')!r}")
     if out.exists() and not overwrite:
         raise fail(f"result file {str(out)!r} exists; pass --overwrite to replace it")
-    if out.is_dir():
-        raise fail(f"result file {str(out)!r} is a folder; give a file name")
     if not _writable_folder(out.parent):
         raise fail(f"result file {str(out)!r} cannot be written there (its folder cannot be made or written)")
     try:
@@ -134,14 +134,48 @@ def _load_data(spec: dict[str, Any], base: Path):
         raise ValueError(f"[data] variable {variable!r} is not in {source} (its variables: {have})")
     da = ds[variable]
     if "select" in spec:
-        da = da.sel(spec["select"], drop=True)
+        da = da.sel(_selection(spec["select"], da), drop=True)
     if "time" in spec:
-        da = da.sel(time=slice(*spec["time"]))
+        da = _time_window(spec["time"], da)
     da = da.isel(time=slice(None, None, config_int(spec, "stride", "data", 1, minimum=1)))
     if spec.get("noise"):
+        noise = config_float(spec, "noise", "data")
+        if not noise >= 0:  # NaN fails too
+            raise ValueError(f"[data] noise must be a standard deviation >= 0 (the variable's units); got {noise}")
         rng = np.random.default_rng(config_int(spec, "seed", "data", 0))
-        da = da + rng.normal(0.0, config_float(spec, "noise", "data"), da.shape)
+        da = da + rng.normal(0.0, noise, da.shape)
     return da, recorded
+
+
+def _selection(select, da) -> dict[str, Any]:
+    """`[data] select`, checked: every name a coordinate of the data, every value one of its values."""
+    if not isinstance(select, dict):
+        raise ValueError(f"[data] select must be a table such as {{ amplitude = 10.0 }}; got {select!r}")
+    for name, value in select.items():
+        if name not in da.coords:
+            raise ValueError(f"[data] select: {name!r} is not a coordinate of the data (its coordinates: "
+                             f"{', '.join(map(repr, map(str, da.coords)))})")  # fmt: skip
+        values = np.atleast_1d(da[name].values)
+        if not np.isin(np.atleast_1d(value), values).all():
+            shown = ", ".join(map(str, values[:12])) + (" ..." if values.size > 12 else "")
+            raise ValueError(f"[data] select: {name} = {value!r} is not in the data; its values: {shown}")
+    return select
+
+
+def _time_window(window, da):
+    """The data within `[data] time = [t0, t1]`, refused by name when that window is reversed or holds < 2 samples."""
+    ok = isinstance(window, list) and len(window) == 2
+    ok = ok and all(isinstance(t, int | float) and not isinstance(t, bool) for t in window)
+    if not ok or not window[0] < window[1]:
+        raise ValueError(f"[data] time must be [t0, t1] with t0 < t1 (the data's time units); got {window!r}")
+    chosen = da.sel(time=slice(*window))
+    if chosen.sizes["time"] < 2:
+        times = da["time"].values
+        raise ValueError(
+            f"[data] time = {window!r} holds {chosen.sizes['time']} sample(s); the recording spans "
+            f"[{times[0]:g}, {times[-1]:g}]"
+        )
+    return chosen
 
 
 def _transform(name: str, spec):
@@ -149,7 +183,10 @@ def _transform(name: str, spec):
 
     named: dict[str, Callable[[], Any]] = {"log": Log, "positive": Positive, "identity": Identity}
     if isinstance(spec, list):
-        return Bounded(*spec)
+        try:
+            return Bounded(*spec)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"[fit.params] {name} = {spec!r}: {err}") from None
     if isinstance(spec, str) and spec in named:
         return named[spec]()
     raise ValueError(f"[fit.params] {name} must be 'log', 'positive', 'identity' or [lo, hi]; got {spec!r}")
