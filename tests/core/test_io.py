@@ -76,6 +76,36 @@ def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch):
     assert not list(tmp_path.glob(".*difflab-tmp"))
 
 
+def test_a_held_back_ctrl_c_is_never_dropped_and_reads_hold_it_back_too(tmp_path, monkeypatch):
+    """A Ctrl-C held back during a write that then fails, or during a read, still stops the program."""
+    import os
+    import signal
+
+    import xarray as xr
+
+    from difflab.data._netcdf import read_netcdf, write_netcdf
+
+    def failing(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", failing)
+    with pytest.raises(KeyboardInterrupt):  # not the OSError alone: the interrupt would have been lost
+        write_netcdf(xr.Dataset({"v": ("x", [1.0])}), tmp_path / "a.nc")
+    monkeypatch.undo()
+    write_netcdf(xr.Dataset({"v": ("x", [1.0, 2.0])}), tmp_path / "b.nc")
+    original = xr.Dataset.load
+
+    def interrupted_load(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while netCDF4 is reading
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(xr.Dataset, "load", interrupted_load)
+    with pytest.raises(KeyboardInterrupt):
+        read_netcdf(tmp_path / "b.nc")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_written_files_follow_the_umask_and_stale_temporaries_are_removed(tmp_path):
     import os
     import subprocess

@@ -101,7 +101,11 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def _interrupts_deferred():
-    """Hold SIGINT back while the block runs (main thread only), then raise KeyboardInterrupt if one came."""
+    """Hold SIGINT back while the block runs (main thread only), then raise KeyboardInterrupt if one came.
+
+    A Ctrl-C held back is never dropped: it is raised when the block ends, also when the block ends in another
+    exception (which becomes its context), so that the program stops as the user asked.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -111,8 +115,8 @@ def _interrupts_deferred():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if received:
-        raise KeyboardInterrupt
+        if received:
+            raise KeyboardInterrupt
 
 
 def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] | None = None) -> xr.Dataset:
@@ -130,8 +134,8 @@ def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] |
     if not path.is_file():
         raise DataFileError(f"netCDF file {str(path)!r} does not exist")
     try:
-        with xr.open_dataset(path, engine="netcdf4") as ds:
-            ds = ds.load()
+        with _interrupts_deferred(), xr.open_dataset(path, engine="netcdf4") as ds:
+            ds = ds.load()  # Ctrl-C inside netCDF4/HDF5 under xarray's lock can deadlock: held back here too
     except (OSError, ValueError, RuntimeError) as err:
         raise DataFileError(f"{str(path)!r} is not a readable netCDF file: {err}") from err
     for name, units in (required or {}).items():
