@@ -23,8 +23,10 @@ def test_sweep_from_toml(tmp_path):
     standard = ds.where((ds["gNa"] == 120.0) & (ds["gK"] == 36.0), drop=True)
     assert standard["spikes"].item() == 7  # NEURON: 7 spikes for the 10 µA/cm² step
     assert standard["rate"].item() == 70.0  # 7 spikes in 100 ms
+    assert "wrote 3 chunk file(s) and reused 0" in result.output
     again = runner.invoke(app, ["sweep", str(config)])
     assert again.exit_code == 0, again.output
+    assert "wrote 0 chunk file(s) and reused 3" in again.output  # a rerun says it skipped them
 
 
 def test_sweep_refuses_unknown_observable(tmp_path):

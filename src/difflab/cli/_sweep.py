@@ -59,6 +59,7 @@ def sweep(
     directory = resolve_path(base, out.get("directory"))
     if directory is None:
         raise fail("[output] needs 'directory' (one netCDF file per chunk is written there)")
+    before = {p.name for p in directory.glob("chunk_*.nc")} if directory.is_dir() else set()
     try:
         model, protocol = load_model_and_protocol(spec)
         time = required(spec, "time", "config")
@@ -77,7 +78,8 @@ def sweep(
                                directory=directory.absolute(), chunk_size=chunk_size)  # fmt: skip
     except (ValueError, KeyError, TypeError) as err:
         raise fail(error_text(err).replace("client: ", "--scheduler: ")) from None
-    typer.echo(f"wrote {len(list(directory.glob('chunk_*.nc')))} chunk file(s) to {directory}")
+    after = {p.name for p in directory.glob("chunk_*.nc")}
+    typer.echo(f"wrote {len(after - before)} chunk file(s) and reused {len(after & before)} to {directory}")
     typer.echo(str(ds))
 
 
