@@ -13,7 +13,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fit_hh.toml"
 
 def short_config(tmp_path, **replace):
     text = EXAMPLE.read_text()
-    text = text.replace("time = [0.0, 45.0]", "time = [0.0, 15.0]").replace("stride = 5", "stride = 20")
+    # every 10th sample: 0.25 ms, the coarsest the linear estimate takes (coarser data start from the given values)
+    text = text.replace("time = [0.0, 45.0]", "time = [0.0, 15.0]").replace("stride = 5", "stride = 10")
     text = text.replace("steps = 25", "steps = 3").replace("checkpoint_every = 5", "checkpoint_every = 1")
     for old, new in replace.items():
         text = text.replace(old, new)
@@ -56,7 +57,7 @@ def test_typos_and_malformed_numbers_in_the_config_are_refused_by_field(tmp_path
     runner = CliRunner()
     cases = {
         "steps = 3": ("stpes = 3", "[fit] has an unknown key 'stpes'; did you mean 'steps'?"),
-        "stride = 20": ("stride = 2.7", "[data] stride must be a whole number; got 2.7"),
+        "stride = 10": ("stride = 2.7", "[data] stride must be a whole number; got 2.7"),
         'loss = "mse"': ('loss = "mse"\nwindw = 3', "[fit] has an unknown key 'windw'"),
         "checkpoint_every = 1": ('checkpoint_every = "three"', "[fit] checkpoint_every must be a whole number"),
     }
