@@ -10,6 +10,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import signal
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -534,27 +536,64 @@ def _run(adapter, problem, members, state, history, steps, checkpoint, every, me
 
     bar = tqdm(total=steps, initial=state["step"], desc="calibrate", disable=None if progress is None else not progress)
     try:
-        while state["step"] < steps:
-            theta, carry, loss, done, values = _step(adapter, problem, state["theta"], state["carry"], members)
-            loss = np.asarray(loss)
-            history["loss"].append(loss)
-            for name, value in values.items():
-                history[f"param__{name}"].append(np.asarray(value))
-            state.update(theta=theta, carry=carry, step=state["step"] + 1)
-            bar.update(1)
-            bar.set_postfix(loss=f"{np.nanmin(loss):.4g}", refresh=False)
-            if callback is not None:
-                callback(state["step"], loss)
-            if every and state["step"] % every == 0:
-                save()
-            if bool(np.all(np.asarray(done))):
-                break
+        with _StopRequest() as stop:
+            _loop(adapter, problem, members, state, history, steps, every, save, bar, callback, stop)
     except KeyboardInterrupt:
         save()
         raise
     finally:
         bar.close()
     save()
+
+
+class _StopRequest:
+    """Ctrl-C during the fitting loop, taken between steps (main thread only).
+
+    A KeyboardInterrupt raised inside a step, while XLA still runs the step's computations on its own threads,
+    crashed or hung the process at exit (2 of 11 tries with `difflab fit`). The first Ctrl-C therefore only asks
+    the loop to stop: it ends after the step in progress, writes the checkpoint and raises KeyboardInterrupt. A
+    second Ctrl-C raises at once.
+    """
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def _loop(adapter, problem, members, state, history, steps, every, save, bar, callback, stop):
+    """The steps of `_run`, stopping between two steps when Ctrl-C asked to."""
+    while state["step"] < steps and not stop.requested:
+        theta, carry, loss, done, values = _step(adapter, problem, state["theta"], state["carry"], members)
+        loss = np.asarray(loss)  # waits for the step: nothing of it runs on when the loop stops
+        history["loss"].append(loss)
+        for name, value in values.items():
+            history[f"param__{name}"].append(np.asarray(value))
+        state.update(theta=theta, carry=carry, step=state["step"] + 1)
+        bar.update(1)
+        bar.set_postfix(loss=f"{np.nanmin(loss):.4g}", refresh=False)
+        if callback is not None:
+            callback(state["step"], loss)
+        if every and state["step"] % every == 0:
+            save()
+        if bool(np.all(np.asarray(done))):
+            break
+    if stop.requested:
+        raise KeyboardInterrupt
 
 
 __all__ = ["TRACES", "LeastSquaresAdapter", "OptaxAdapter", "calibrate"]
