@@ -69,7 +69,8 @@ def sweep(
             raise ValueError(f"[time] needs end > 0 and 0 < dt <= end (ms); got end = {end}, dt = {dt}")
         ts = np.linspace(0.0, end, round(end / dt) + 1)
         design = make_design(required(spec, "design", "config"))
-        observables = {name: make_observable(name, o) for name, o in required(spec, "observables", "config").items()}
+        table = required(spec, "observables", "config")
+        observables = {name: make_observable(name, o, model) for name, o in table.items()}
         chunk_size = config_int(out, "chunk_size", "output", 1024, minimum=1)
         if scheduler is None:
             ds = run_sweep(model, protocol, ts, design, observables, directory=directory, chunk_size=chunk_size)
@@ -117,15 +118,15 @@ def make_design(spec: dict[str, Any]):
     return classes[kind](n, bounds, seed=int(spec.get("seed", 0)), log=tuple(spec.get("log", ())))
 
 
-def make_observable(name: str, spec: dict[str, Any]):
-    """`(fn, units)` of one observable from its TOML table."""
+def make_observable(name: str, spec: dict[str, Any], model):
+    """`(fn, units)` of one observable from its TOML table; its `variable` must be a state of `model`."""
     import jax.numpy as jnp
 
     if not isinstance(spec, dict):
         raise ValueError(f"[observables] {name} must be a table such as {{ kind = 'max', variable = 'V' }}; got {spec}")
     check_keys(spec, {"kind", "variable", "window", "threshold"}, f"observables.{name}")
     kind = required(spec, "kind", f"observables.{name}")
-    var = spec.get("variable", "V")
+    var = _variable(name, spec, model)
     reducers = {"final": lambda y: y[-1], "max": jnp.max, "min": jnp.min, "mean": jnp.mean}
     if kind in reducers:
         return (lambda traj, f=reducers[kind]: f(traj[var])), ""
@@ -142,3 +143,15 @@ def make_observable(name: str, spec: dict[str, Any]):
     raise ValueError(
         f"[observables.{name}] kind must be final, max, min, mean, spike_count or firing_rate; got {kind!r}"
     )
+
+
+def _variable(name: str, spec: dict[str, Any], model) -> str:
+    """The observable's `variable` (default "V"), refused before any chunk runs unless it is a state of `model`."""
+    var = spec.get("variable", "V")
+    states = [info.name for info in model.states]
+    if var not in states:
+        raise ValueError(
+            f"[observables.{name}] variable {var!r} is not a state of {type(model).__name__}; expected one of "
+            f"{', '.join(states)}"
+        )
+    return var
