@@ -1,32 +1,32 @@
-"""The `difflab` command line: one sub-command (or sub-app) per job.
+"""The `difflab` command line: one sub-command (or sub-app) per job (`_app`).
 
-Each command lives in its own module; registering one is a single line below.
+`main` takes Ctrl-C before it imports the commands (and with them JAX), so that an interrupt at any moment ends
+the program within seconds (`_interrupt`).
 """
 
-import typer
+from . import _interrupt
 
-from ._fast import app as fast_app
-from ._fit import fit
-from ._simulate import simulate
-from ._sweep import sweep
-from ._validate import validate
-
-app = typer.Typer(
-    name="difflab",
-    help="Differentiable scientific simulators: validate models against reference data, simulate presets.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-)
-
-app.command("validate")(validate)
-app.command("simulate")(simulate)
-app.command("fit")(fit)
-app.command("sweep")(sweep)
-app.add_typer(fast_app, name="fast")
+__all__ = ["app", "main"]
 
 
 def main() -> None:
     """Entry point of the `difflab` console script."""
-    app()
+    _interrupt.install()
+    try:
+        from ._app import app
+
+        app()
+    except KeyboardInterrupt:
+        _interrupt.exit_now()
+    except SystemExit as stop:
+        if stop.code == 130:  # the commands turn a KeyboardInterrupt into exit status 130
+            _interrupt.exit_now()
+        raise
+
+
+def __getattr__(name: str):
+    if name == "app":  # the Typer application, imported on first use (tests drive it with CliRunner)
+        from ._app import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
