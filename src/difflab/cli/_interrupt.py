@@ -17,13 +17,13 @@ import signal
 import sys
 import threading
 
-__all__ = ["GRACE_S", "exit_now", "install"]
+__all__ = ["GRACE_S", "disarm", "exit_now", "install"]
 
 GRACE_S = 10.0
 """Seconds the program has, after the first Ctrl-C, to write what it writes and end by itself."""
 
 _EXIT_STATUS = 130  # 128 + SIGINT, as shells report an interrupted program
-_armed = threading.Event()
+_watchdog: threading.Timer | None = None
 
 
 def install() -> None:
@@ -32,13 +32,21 @@ def install() -> None:
 
 
 def _handle(signum, frame):
-    if _armed.is_set():
+    global _watchdog
+    if _watchdog is not None:
         exit_now()
-    _armed.set()
-    watchdog = threading.Timer(GRACE_S, exit_now)
-    watchdog.daemon = True
-    watchdog.start()
+    _watchdog = threading.Timer(GRACE_S, exit_now)
+    _watchdog.daemon = True
+    _watchdog.start()
     raise KeyboardInterrupt
+
+
+def disarm() -> None:
+    """Stop the watchdog of a first Ctrl-C (for a program that handled the interrupt and goes on)."""
+    global _watchdog
+    if _watchdog is not None:
+        _watchdog.cancel()
+        _watchdog = None
 
 
 def exit_now() -> None:
@@ -46,7 +54,7 @@ def exit_now() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed or broken stream must not keep the process alive
+        except Exception:  # a closed or broken stream must not keep the process alive
             pass
     try:
         os.write(2, b"difflab: interrupted\n")
