@@ -22,13 +22,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, PRNGKeyArray
+from tqdm.auto import tqdm
 
-from ..core._checks import is_concrete
-from ..core._model import AbstractModel
-from ..core._paths import get_path
-from ..core._protocol import AbstractInterpolated, Sum
-from ..data._fingerprint import callable_identity, tree_fingerprint
-from ..data._netcdf import ensure_writable_folder
+from ..core.internal import AbstractInterpolated, AbstractModel, Sum, get_path, is_concrete
+from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
 from . import _checkpoint
 from ._diagnostics import (
     CalibrationWarning,
@@ -38,6 +35,7 @@ from ._diagnostics import (
     member_statistics,
     user_fixed_resolution,
 )
+from ._distributed import fit_on_cluster
 from ._losses import as_loss
 from ._measured import FitData, as_fit_data
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
@@ -199,13 +197,11 @@ def calibrate(
     )
     members = _members(protocol, fit, starts)
     if client is not None:  # every argument is checked here, before anything is sent to a worker
-        from ._distributed import fit_on_cluster
-
         values = start_values(model, transforms, paths, starts, key, explicit)
         options = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
                        steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
                        simulate_options=simulate_options, refine=refine)  # fmt: skip
-        return fit_on_cluster(client, starts_per_task, values, options, progress)
+        return fit_on_cluster(calibrate, client, starts_per_task, values, options, progress)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
     used = describe(strategy)
@@ -526,7 +522,6 @@ def _step(adapter, problem, theta, carry, members):
 
 def _run(adapter, problem, members, state, history, steps, checkpoint, every, meta, progress, callback):
     """The fitting loop: steps, history, progress bar, periodic checkpoints, Ctrl-C safety."""
-    from tqdm.auto import tqdm
 
     def save():
         if checkpoint is not None:

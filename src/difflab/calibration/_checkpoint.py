@@ -15,8 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..data._fingerprint import dataset_checksum
-from ..data._netcdf import read_netcdf, write_netcdf
+from ..data.internal import dataset_checksum, read_netcdf, write_netcdf
 
 FORMAT = "difflab-calibration-checkpoint-1"
 

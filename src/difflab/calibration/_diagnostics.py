@@ -24,7 +24,7 @@ import jax
 import numpy as np
 import xarray as xr
 
-from ..core._simulate import _default_dt0
+from ..core.internal import default_dt0
 from ._uncertainty import fit_statistics, noise_sigma
 
 #: Refine when the optimum moves by more than this fraction of a standard error.
@@ -54,7 +54,7 @@ def finer(problem, protocol, halvings: int = 1):
     controller = options.get("stepsize_controller") or model.default_stepsize_controller()
     if isinstance(controller, diffrax.ConstantStepSize):
         dt0 = options.get("dt0")
-        dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
+        dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0
         if dt0 is None or not isinstance(dt0, int | float):
             return None
         options["dt0"] = float(dt0) / 2**halvings

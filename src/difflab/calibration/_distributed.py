@@ -20,29 +20,35 @@ from __future__ import annotations
 import math
 import pickle
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+import cloudpickle
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..ensembles._cluster import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
+from ..ensembles.internal import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
 from ._result import Calibration
 
 _CHECKED: set[str] = set()
 
 
 def fit_on_cluster(
-    client: Any, starts_per_task: int | None, values: dict[str, Any], options: dict[str, Any], progress
+    fit: Callable[..., Calibration],
+    client: Any,
+    starts_per_task: int | None,
+    values: dict[str, Any],
+    options: dict[str, Any],
+    progress,
 ) -> Calibration:
     """Fit the starts `values` (name -> `(starts, *shape)` physical values) in blocks on the cluster.
 
+    `fit`: the local fit each block runs (`calibrate`, passed in so that this module does not import it back).
     `options`: the keywords of `calibrate` other than `starts`, `key`, `client` and `progress`.
     """
-    import cloudpickle
-
     n_starts = len(next(iter(values.values())))
     client, owned = connect(client)
     try:
@@ -60,7 +66,9 @@ def fit_on_cluster(
         futures = {}
         for b, block in enumerate(blocks):
             part = {name: np.asarray(v[block]) for name, v in values.items()}
-            future = client.submit(_block_task, token, expected, blob, part, key=f"difflab-fit-{b:05d}-{token[:12]}")
+            future = client.submit(
+                _block_task, fit, token, expected, blob, part, key=f"difflab-fit-{b:05d}-{token[:12]}"
+            )
             futures[future] = b
         results = gather(client, futures, "calibrate", "block of starts {} could not be fitted", progress)
     finally:
@@ -69,16 +77,16 @@ def fit_on_cluster(
     return merge_blocks([results[b] for b in range(len(blocks))])
 
 
-def _block_task(token: str, expected: tuple[str, bool], blob: bytes, starts: dict[str, np.ndarray]) -> Calibration:
+def _block_task(
+    fit: Callable[..., Calibration], token: str, expected: tuple[str, bool], blob: bytes, starts: dict[str, np.ndarray]
+) -> Calibration:
     """One block of starts on a worker: check the worker once per call, then the ordinary local fit."""
     from distributed import get_worker
-
-    from ._calibrate import calibrate
 
     if token not in _CHECKED:
         refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
         _CHECKED.add(token)
-    return calibrate(**pickle.loads(blob), starts=starts, progress=False)
+    return fit(**pickle.loads(blob), starts=starts, progress=False)
 
 
 def merge_blocks(blocks: list[Calibration]) -> Calibration:

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from ..core._checks import check_finite, check_increasing
-from ..data._units import conversion_factor
+from ..core.internal import check_finite, check_increasing
+from ..data.internal import conversion_factor
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,10 +18,7 @@ import jax.numpy as jnp
 import optax
 import optimistix as optx
 
-from ..core._model import AbstractModel
-from ..core._paths import set_paths
-from ..core._protocol import interp_rows
-from ..core._simulate import simulate
+from ..core.internal import AbstractModel, interp_rows, set_paths, simulate
 from ._losses import AbstractLoss
 from ._transforms import AbstractTransform
 

@@ -20,6 +20,9 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ._calibrate import calibrate
+from ._measured import as_fit_data
+
 #: χ² quantile with one degree of freedom at 95 %.
 CHI2_1_95 = 3.841458820694124
 
@@ -50,8 +53,6 @@ def profile(
         ($\Lambda$), the refitted values of the other parameters, and attrs `interval_lo` /
         `interval_hi` (NaN where the profile does not rise above the threshold inside `values`).
     """
-    from ._calibrate import calibrate
-
     if name not in params:
         raise ValueError(f"name must be one of the fitted params {sorted(params)}; got {name!r}")
     grid = np.asarray(values, dtype=float)
@@ -89,8 +90,6 @@ def profile(
 
 def _measured(model, data, kwargs) -> int:
     """Number of measured samples of the fitted variables (as `calibrate` counts them)."""
-    from ._measured import as_fit_data
-
     variables = kwargs.get("variables")
     available = list(variables or []) if kwargs.get("observe") is not None else [s.name for s in model.states]
     fd = as_fit_data(data, available, variables)

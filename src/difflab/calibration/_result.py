@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core._model import AbstractModel
+from ..core.internal import AbstractModel
 from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
 from ._losses import MSE
 

@@ -27,7 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core._model import EstimateUnavailable
+from ..core.internal import EstimateUnavailable
+from ._losses import MSE
 
 STRATEGY_NAMES = ("auto", "multistart", "linear")
 
@@ -91,8 +92,6 @@ def linear_start(problem, fit, members, theta, starts: int) -> tuple[dict | None
     An estimate outside a parameter's domain is never moved inside it: a clipped estimate would
     replace a valid start with a bound.
     """
-    from ._losses import MSE
-
     protocols = members[0]
     paths = tuple(path for _, path in problem.paths)
     if problem.observe is not None:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, PRNGKeyArray
 
-from ..core._checks import check_finite
+from ..core.internal import check_finite
 
 #: Smallest value `clip` gives a positive parameter (an estimate at or below 0 becomes this).
 POSITIVE_FLOOR = 1e-6

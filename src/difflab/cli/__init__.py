@@ -2,6 +2,10 @@
 
 `main` takes Ctrl-C before it imports the commands (and with them JAX), so that an interrupt at any moment ends
 the program within seconds (`_interrupt`).
+
+The command line is the one part of difflab that imports inside functions: each command imports the library (JAX,
+the domains) when it runs, so that `difflab --help` and a mistyped command answer at once. Everywhere else imports
+sit at the top of the file (`scripts/check_layout.py` checks it).
 """
 
 from . import _interrupt

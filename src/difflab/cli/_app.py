@@ -25,4 +25,3 @@ app.command("simulate")(simulate)
 app.command("fit")(fit)
 app.command("sweep")(sweep)
 app.add_typer(fast_app, name="fast")
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import math
 import tomllib
 from pathlib import Path
 from typing import Any, overload
@@ -28,8 +30,6 @@ def error_text(err: Exception) -> str:
 
 def check_keys(spec: dict, allowed: set[str] | frozenset[str], table: str) -> None:
     """Refuse a config key that is not in `allowed` (a typo would otherwise be ignored silently)."""
-    import difflib
-
     for key in spec:
         if key not in allowed:
             close = difflib.get_close_matches(key, sorted(allowed), n=1)
@@ -49,8 +49,6 @@ def config_int(spec: dict, key: str, table: str, default: int, minimum: int | No
 
 def config_float(spec: dict, key: str, table: str, default: float | None = None) -> float:
     """`spec[key]` as a finite number, naming the field when it is not."""
-    import math
-
     value = spec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"[{table}] {key} must be a finite number; got {value!r}")

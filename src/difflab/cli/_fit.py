@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
+import jax
 import numpy as np
 import typer
 
@@ -193,7 +194,6 @@ def _transform(name: str, spec):
 
 
 def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
-    import jax
 
     starts = spec.get("starts", 1)
     out = {

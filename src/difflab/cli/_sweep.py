@@ -86,7 +86,7 @@ def sweep(
 
 def _on_scheduler(address: str, timeout: float, run_sweep, *args, **kwargs):
     """Run the sweep on the cluster of the scheduler at `address`, closing the connection after."""
-    from ..ensembles._cluster import connect
+    from ..ensembles.internal import connect
 
     client, _ = connect(address, timeout)
     with client:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from tqdm import tqdm
 
 from ._common import EXIT_FAILED, fail
 
@@ -64,7 +65,6 @@ def validate(
 
 
 def _bar(cases: Iterable) -> Iterator:
-    from tqdm import tqdm
 
     cases = list(cases)
     with tqdm(total=len(cases), unit="case", file=sys.stderr, dynamic_ncols=True) as bar:

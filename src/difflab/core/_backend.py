@@ -8,7 +8,10 @@ tested) on any machine.
 
 from __future__ import annotations
 
+import diffrax
 import jax
+
+from ..solvers.internal import UnrolledTsit5
 
 #: Ensemble strategies (the same names for `run_ensemble` and the quantum solvers).
 STRATEGIES = ("vmap", "map", "chunked")
@@ -51,10 +54,7 @@ def default_loop(backend: str | None = None, saves_per_step: int = 1, state_size
 def default_solver(backend: str | None = None):
     """The solver a model uses when none is given: `diffrax.Tsit5` on accelerators, `UnrolledTsit5` on the CPU."""
     if is_accelerator(backend):
-        import diffrax
-
         return diffrax.Tsit5()
-    from ..solvers._tsit5 import UnrolledTsit5
 
     return UnrolledTsit5()
 

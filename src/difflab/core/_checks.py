@@ -18,11 +18,12 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jaxtyping import Array, ArrayLike
 
 
-def is_concrete(x) -> bool:
-    """True when `x` holds values (not a tracer inside jit/vmap/grad)."""
-    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(x))
+def is_concrete(*xs) -> bool:
+    """True when no leaf of `xs` is a tracer: values exist (outside jit/vmap/grad) and can be checked eagerly."""
+    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(xs))
 
 
 def check_numeric(x, name: str, *, complex_ok: bool = False) -> None:
@@ -50,6 +51,20 @@ def check_finite(x, name: str) -> None:
         if bad.any():
             first = np.argwhere(bad)[0].tolist()
             raise ValueError(f"{name} must be finite; found {int(bad.sum())} NaN/inf value(s), first at index {first}")
+
+
+def as_float(x: ArrayLike, name: str, *, allow_inf: bool = False, complex_ok: bool = False) -> Array:
+    """`x` as a floating (or, with `complex_ok`, complex) array, refused by name if it is not numeric or not finite.
+
+    Integers become floats; Python floats stay weakly typed, so a float32 model stays float32. `allow_inf` lets
+    ±inf through (a step that never ends). Tracers pass unchecked (their values are not known yet).
+    """
+    check_numeric(x, name, complex_ok=complex_ok)
+    arr = jnp.asarray(x)
+    if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(arr.dtype, jnp.complexfloating):
+        arr = arr.astype(float)
+    check_finite(jnp.where(jnp.isinf(arr), 0.0, arr) if allow_inf else arr, name)
+    return arr
 
 
 def check_increasing(x, name: str) -> None:

@@ -6,8 +6,14 @@ import abc
 import dataclasses
 from typing import Any, ClassVar, Self
 
+import diffrax
 import equinox as eqx
+import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, PyTree
+
+from ._backend import default_solver
+from ._checks import check_numeric, raise_if_unphysical
+from ._paths import get_path, iter_parameters, set_paths
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,14 +62,10 @@ class AbstractModel(eqx.Module):
 
         Default: [`difflab.UnrolledTsit5`][] on the CPU, ``diffrax.Tsit5`` on accelerators; see docs/backends.md.
         """
-        from ._backend import default_solver
-
         return default_solver()
 
     def default_stepsize_controller(self) -> Any:
         """The step-size controller used when none is given (default: PID, rtol 1e-6, atol 1e-8)."""
-        import diffrax
-
         return diffrax.PIDController(rtol=1e-6, atol=1e-8)
 
     def default_dt0(self) -> float | Array | None:
@@ -79,10 +81,6 @@ class AbstractModel(eqx.Module):
         [`difflab.simulate`][] as `eqx.error_if` or as a failed member of an ensemble. The default checks that
         every floating parameter is finite.
         """
-        import jax.numpy as jnp
-
-        from ._paths import iter_parameters
-
         names = {path: alias for alias, path in self.aliases.items()}
         return {
             f"{names.get(path, path)} must be finite": (jnp.isfinite(value), value)
@@ -114,8 +112,6 @@ class AbstractModel(eqx.Module):
 
     def parameters(self) -> dict[str, Array]:
         """All floating array fields by dotted name (``"channels.na.gbar"``), plus aliases."""
-        from ._paths import get_path, iter_parameters
-
         found = dict(iter_parameters(self))
         return {**{a: get_path(self, p) for a, p in self.aliases.items()}, **found}
 
@@ -134,9 +130,6 @@ class AbstractModel(eqx.Module):
 
         Values keep the dtype of the field they replace (a float32 model stays float32).
         """
-        from ._checks import check_numeric, raise_if_unphysical
-        from ._paths import get_path, set_paths
-
         for name, value in values.items():  # by the name the user gave (set_paths would name the dotted path)
             kind = get_path(self, self.resolve(name)).dtype.kind
             check_numeric(value, name, complex_ok=kind == "c")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -69,7 +70,6 @@ def set_paths(module, values: Mapping[str, object]):
 
 
 def _field_names(module: eqx.Module) -> list[str]:
-    import dataclasses
 
     return [
         f.name for f in dataclasses.fields(module) if not f.metadata.get("static", False) and hasattr(module, f.name)

@@ -15,20 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ._checks import check_finite, check_increasing, check_numeric, is_concrete
-
-
-def _as_float(x: ArrayLike, name: str, allow_inf: bool = False) -> Array:
-    """`x` as a floating array (Python floats stay weakly typed so float32 models stay float32)."""
-    check_numeric(x, name, complex_ok=True)
-    arr = jnp.asarray(x)
-    if not jnp.issubdtype(arr.dtype, jnp.floating) and not jnp.issubdtype(arr.dtype, jnp.complexfloating):
-        arr = arr.astype(float)
-    if allow_inf:
-        check_finite(jnp.where(jnp.isinf(arr), 0.0, arr), name)
-    else:
-        check_finite(arr, name)
-    return arr
+from ._checks import as_float, check_increasing, is_concrete
 
 
 class AbstractProtocol(eqx.Module):
@@ -58,7 +45,7 @@ class Constant(AbstractProtocol):
     value: Array
 
     def __init__(self, value: ArrayLike):
-        self.value = _as_float(value, "value")
+        self.value = as_float(value, "value", complex_ok=True)
 
     def __call__(self, t: ArrayLike) -> Array:
         return self.value
@@ -78,9 +65,9 @@ class Step(AbstractProtocol):
     stop: Array
 
     def __init__(self, amplitude: ArrayLike, start: ArrayLike = 0.0, stop: ArrayLike = jnp.inf):
-        self.amplitude = _as_float(amplitude, "amplitude")
-        self.start = _as_float(start, "start")
-        self.stop = _as_float(stop, "stop", allow_inf=True)
+        self.amplitude = as_float(amplitude, "amplitude", complex_ok=True)
+        self.start = as_float(start, "start", complex_ok=True)
+        self.stop = as_float(stop, "stop", allow_inf=True, complex_ok=True)
         if is_concrete(self.start) and is_concrete(self.stop) and np.any(self.stop <= self.start):
             raise ValueError(f"stop must be > start; got start={start}, stop={stop}")
 
@@ -104,9 +91,9 @@ class Ramp(AbstractProtocol):
     stop: Array
 
     def __init__(self, amplitude: ArrayLike, start: ArrayLike, stop: ArrayLike):
-        self.amplitude = _as_float(amplitude, "amplitude")
-        self.start = _as_float(start, "start")
-        self.stop = _as_float(stop, "stop")
+        self.amplitude = as_float(amplitude, "amplitude", complex_ok=True)
+        self.start = as_float(start, "start", complex_ok=True)
+        self.stop = as_float(stop, "stop", complex_ok=True)
         if is_concrete(self.start) and is_concrete(self.stop) and np.any(self.stop <= self.start):
             raise ValueError(f"stop must be > start; got start={start}, stop={stop}")
 
@@ -309,8 +296,8 @@ def on_uniform_grid(times, spacing: float) -> bool:
 
 
 def _check_samples(times: ArrayLike, values: ArrayLike) -> tuple[Array, Array]:
-    times_arr = _as_float(times, "times")
-    values_arr = _as_float(values, "values")
+    times_arr = as_float(times, "times", complex_ok=True)
+    values_arr = as_float(values, "values", complex_ok=True)
     if times_arr.ndim != 1 or times_arr.shape[0] < 2:
         raise ValueError(f"times must be 1-D with at least 2 samples; got shape {times_arr.shape}")
     if values_arr.shape[:1] != times_arr.shape:

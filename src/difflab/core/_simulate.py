@@ -130,7 +130,7 @@ def simulate(
             raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
     hint = None if dt0 is not None else (lambda: _step_hint(model))  # built only for the error message
-    dt0 = _default_dt0(model, protocol, controller) if dt0 is None else dt0
+    dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0
     if dt0 is None and isinstance(controller, diffrax.ConstantStepSize):
         raise ValueError(
             f"dt0 must be given (a step > 0 in {model.time_units}) with diffrax.ConstantStepSize: "
@@ -281,7 +281,7 @@ def _vector_field(t, y, args):
     return model.vector_field(t, y, protocol)
 
 
-def _default_dt0(model, protocol, controller):
+def default_dt0(model, protocol, controller):
     """The model's default step, shortened to the protocol's finest time scale (see ``simulate``)."""
     return fit_to_protocol(model.default_dt0(), protocol, controller)
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import diffrax
 import equinox as eqx
+import jax
+import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 from jaxtyping import Array
@@ -44,10 +47,6 @@ class Trajectory(eqx.Module):
         A solve can run to the end on NaN (a NaN parameter or state propagates through fixed steps
         without any error), so finiteness is part of success.
         """
-        import diffrax
-        import jax
-        import jax.numpy as jnp
-
         ok = jnp.asarray(self.result == diffrax.RESULTS.successful)
         first = 1 if self.is_batched else 0
         for y in jax.tree.leaves(self.ys):

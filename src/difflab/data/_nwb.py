@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..core._protocol import Sampled
+from ..core.internal import Sampled
 from ._netcdf import DataFileError
 
 

@@ -6,6 +6,7 @@ import hashlib
 import tomllib
 from pathlib import Path
 
+import pandas as pd
 import xarray as xr
 
 from ._netcdf import DataFileError, read_netcdf
@@ -55,8 +56,6 @@ def load(name: str) -> xr.Dataset:
     if file.suffix == ".nc":
         return read_netcdf(file)
     if file.suffix == ".csv":
-        import pandas as pd
-
         return xr.Dataset.from_dataframe(pd.read_csv(file))
     raise DatasetError(f"dataset {name!r}: no loader for {file.suffix!r} files")
 

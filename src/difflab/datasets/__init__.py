@@ -16,12 +16,12 @@ Names are `"<group>/<file stem or file name>"`, e.g. `"hh/hh_step_10uA"` or
 `"fast/nodes.csv"`.
 """
 
-from ..data._presets import PresetError as PresetError
-from ..data._presets import available_presets as available_presets
-from ..data._presets import load_model as load_model
-from ..data._presets import preset_file as preset_file
-from ..data._registry import DatasetError as DatasetError
-from ..data._registry import available as available
-from ..data._registry import load as load
-from ..data._registry import path as path
-from ..data._registry import sha256 as sha256
+from ..data.internal import DatasetError as DatasetError
+from ..data.internal import PresetError as PresetError
+from ..data.internal import available as available
+from ..data.internal import available_presets as available_presets
+from ..data.internal import load as load
+from ..data.internal import load_model as load_model
+from ..data.internal import path as path
+from ..data.internal import preset_file as preset_file
+from ..data.internal import sha256 as sha256

@@ -18,6 +18,7 @@ a local run ([`sweep`][difflab.sweep] without `client`), so the result is the sa
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import shutil
@@ -26,7 +27,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import cloudpickle
 import jax
+from tqdm.auto import tqdm
+
+from ..core.internal import package_version
+from ..data.internal import write_netcdf
+from ._chunks import chunk_path, finish_chunk, run_chunk
 
 #: Seconds to wait for a scheduler to answer (and for its first worker) before giving up.
 CONNECT_TIMEOUT_S = 10.0
@@ -78,9 +85,7 @@ def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
 
 def expected_worker() -> tuple[str, bool]:
     """What every worker must match: this process's difflab version and float64 mode."""
-    import difflab
-
-    return str(difflab.__version__), bool(jax.config.read("jax_enable_x64"))
+    return package_version("difflab"), bool(jax.config.read("jax_enable_x64"))
 
 
 def worker_facts(marker: str, token: str) -> dict[str, Any]:
@@ -134,10 +139,6 @@ def check_workers(
 
 def run_on_cluster(client, problem, points, todo, size, attrs, folder: Path, progress) -> None:
     """Compute the chunks `todo` (`[(i, indices), ...]`) on the cluster into `folder`."""
-    import hashlib
-
-    import cloudpickle
-
     client, owned = connect(client)
     token = uuid.uuid4().hex
     marker = folder / f".difflab-marker-{token}"
@@ -171,7 +172,6 @@ def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | No
     from distributed import as_completed
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
-    from tqdm.auto import tqdm
 
     results = {}
     bar = tqdm(total=len(futures), desc=desc, disable=None if progress is None else not progress)
@@ -194,8 +194,6 @@ def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder)
     """One chunk on a worker: check the worker once per call, unpickle the problem once, compute, publish."""
     from distributed import get_worker
 
-    from ._sweep import _run_chunk, chunk_path, finish_chunk
-
     _listen_for_compiles()
     folder = Path(folder)
     worker = get_worker().address
@@ -208,7 +206,7 @@ def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder)
             _PROBLEMS.pop(next(iter(_PROBLEMS)))
     model, protocol, ts, obs, ensemble_kwargs = _PROBLEMS[key]
     before = _REPORT["compiles"]
-    ds = finish_chunk(_run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs), attrs, i)
+    ds = finish_chunk(run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs), attrs, i)
     private = folder / f".difflab-{token[:12]}-{socket.gethostname()}-{os.getpid()}"
     _publish(ds, chunk_path(folder, i), private)
     done = {"chunk": i, "token": token, "compiles": _REPORT["compiles"] - before}
@@ -222,8 +220,6 @@ def _publish(ds, path: Path, private: Path) -> None:
     The private folder keeps writers on different hosts apart: the cleanup of a local atomic write
     judges temporaries by process id, which means nothing for another host's process.
     """
-    from ..data._netcdf import write_netcdf
-
     tmp = write_netcdf(ds, private / path.name, overwrite=True)
     if path.exists():  # a second run of this chunk (its first worker was presumed dead): keep the first
         tmp.unlink()

@@ -27,12 +27,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core._backend import STRATEGIES, check_strategy, default_loop, default_strategy
-from ..core._checks import is_concrete, raise_if_unphysical
-from ..core._model import AbstractModel
-from ..core._paths import get_path, set_paths
-from ..core._simulate import fit_to_protocol, simulate
-from ..core._trajectory import Trajectory
+from ..core.internal import (
+    STRATEGIES,
+    AbstractModel,
+    Trajectory,
+    check_strategy,
+    default_loop,
+    default_strategy,
+    fit_to_protocol,
+    get_path,
+    is_concrete,
+    raise_if_unphysical,
+    set_paths,
+    simulate,
+)
 from ._sharding import run_members
 
 __all__ = ["STRATEGIES", "default_strategy", "make_batch", "member", "n_members", "run_ensemble", "stack", "unstack"]

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
-from ..core._backend import check_strategy
+from ..core.internal import check_strategy
 
 __all__ = ["deal", "run_members"]
 

@@ -15,16 +15,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import equinox as eqx
-import jax
 import numpy as np
 import xarray as xr
+from tqdm.auto import tqdm
 
-from ..core._model import AbstractModel
-from ..data._fingerprint import callable_identity, dataset_checksum, tree_fingerprint
-from ..data._netcdf import write_netcdf
+from ..core.internal import AbstractModel
+from ..data.internal import callable_identity, dataset_checksum, tree_fingerprint, write_netcdf
+from ._chunks import chunk_path, finish_chunk, run_chunk
+from ._cluster import run_on_cluster
 from ._designs import AbstractDesign
-from ._ensemble import make_batch, run_ensemble
+from ._ensemble import make_batch
 
 Observable = Callable[[Any], Any]
 
@@ -95,8 +95,6 @@ def sweep(
                          "this process and every worker can reach); got directory=None")  # fmt: skip
     folder = None if directory is None else _prepare(Path(directory), attrs)
     if client is not None:
-        from ._cluster import run_on_cluster
-
         assert folder is not None  # checked above: a cluster run needs a directory
         folder = Path(os.path.abspath(folder))  # workers may start elsewhere; symlinks are kept (hosts differ)
         todo = [(i, np.arange(s, min(s + chunk_size, n))) for i, s in enumerate(starts) if not _finished(folder, i)]
@@ -117,8 +115,6 @@ def sweep(
 
 def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs):
     """Run the chunks in this process, one after another; returns them unless they go to `folder`."""
-    from tqdm.auto import tqdm
-
     n = len(next(iter(points.values())))
     chunks = []
     for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
@@ -126,7 +122,7 @@ def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folde
             continue
         idx = np.arange(start, min(start + chunk_size, n))
         values = {k: v[idx] for k, v in points.items()}
-        ds = _run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
+        ds = run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
         ds = finish_chunk(ds, attrs, i)
         if folder is None:
             chunks.append(ds)
@@ -194,11 +190,6 @@ def _prepare(folder: Path, attrs: dict[str, str]) -> Path:
     return folder
 
 
-def chunk_path(folder: Path, i: int) -> Path:
-    """The file of chunk `i`."""
-    return folder / f"chunk_{i:05d}.nc"
-
-
 def _finished(folder: Path, i: int) -> bool:
     """True if chunk `i` is on disk and intact (a corrupt one raises)."""
     path = chunk_path(folder, i)
@@ -206,13 +197,6 @@ def _finished(folder: Path, i: int) -> bool:
         return False
     _check_chunk(path)
     return True
-
-
-def finish_chunk(ds: xr.Dataset, attrs: dict[str, str], i: int) -> xr.Dataset:
-    """Stamp chunk `i` with the study's attributes and the checksum of its arrays."""
-    ds.attrs.update(attrs, chunk=i)
-    ds.attrs["checksum"] = dataset_checksum(ds)
-    return ds
 
 
 def _check_chunk(path: Path) -> None:
@@ -225,48 +209,6 @@ def _check_chunk(path: Path) -> None:
     if not ok:
         raise ValueError(f"chunk {str(path)!r} is corrupt (its arrays do not match their checksum); delete it and "
                          "rerun to recompute it")  # fmt: skip
-
-
-def _run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> xr.Dataset:
-    """Observables of the points `values` (global indices `idx`) as a Dataset along `sample`.
-
-    Every chunk runs `size` members, the last one padded with repeats of its last point, so that
-    all chunks share one shape and one compilation (on a cluster: one per worker process); the
-    padding is dropped after the observables.
-    """
-    padded = np.concatenate([np.arange(len(idx)), np.full(size - len(idx), len(idx) - 1)])
-    batch = make_batch(model, **{k: v[padded] for k, v in values.items()})
-    full = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
-    results = _observe(full, tuple((name, fn) for name, (fn, _) in obs.items()))
-    results = {name: np.asarray(value)[: len(idx)] for name, value in results.items()}
-    ok, steps = (np.asarray(x)[: len(idx)] for x in (full.succeeded, full.stats["num_steps"]))
-    data_vars = {}
-    for name, value in results.items():
-        arr = np.asarray(value)
-        dims = ("sample", *(f"{name}_dim{k}" for k in range(arr.ndim - 1)))
-        data_vars[name] = xr.Variable(dims, arr, {"units": obs[name][1]} if obs[name][1] else {})
-    data_vars["solver_ok"] = xr.Variable(("sample",), ok.astype(np.int8))
-    data_vars["num_steps"] = xr.Variable(("sample",), steps)
-    units = type(model).parameter_units
-    coords = {"sample": idx}
-    for name, v in values.items():
-        coords[name] = ("sample", np.asarray(v), {"units": units.get(name, "")})
-    return xr.Dataset(data_vars, coords=coords)
-
-
-@eqx.filter_jit
-def _observe(traj, fns):
-    return {name: jax.vmap(lambda one, fn=fn, name=name: _numeric(name, fn(one)))(traj) for name, fn in fns}
-
-
-def _numeric(name: str, value):
-    """An observable's value, refused by the observable's name unless it is a number or an array of numbers."""
-    for leaf in jax.tree.leaves(value):
-        if not (isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float) and not isinstance(leaf, bool)):
-            raise TypeError(
-                f"observable {name!r} must return a number or an array of numbers; got {type(leaf).__name__} {leaf!r}"
-            )
-    return value
 
 
 def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -22,24 +23,15 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, AbstractProtocol, StateInfo
-from ..core._checks import raise_if_unphysical
-from ..core._paths import iter_parameters
-from ._channels import AbstractChannel
+from ..core.internal import as_float, iter_parameters, raise_if_unphysical
+from ._cable_solver import CableRushLarsenCN
+from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._gather_sum import GatherSum
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
 
 #: nA/µm² in µA/cm².
 _DENSITY = 1e5
-
-
-def _as_float(x: ArrayLike, name: str) -> Array:
-    arr = jnp.asarray(x)
-    if not jnp.issubdtype(arr.dtype, jnp.floating):
-        arr = arr.astype(float)
-    if not np.isfinite(np.asarray(arr)).all():
-        raise ValueError(f"{name} must be finite; got {np.asarray(arr)}")
-    return arr
 
 
 class Region(eqx.Module):
@@ -65,8 +57,8 @@ class Region(eqx.Module):
             if not isinstance(ch, AbstractChannel):
                 raise TypeError(f"channels[{key!r}] must be an AbstractChannel; got {type(ch).__name__}")
         self.channels = dict(channels)
-        self.cm = _as_float(cm, "cm")
-        self.Ra = _as_float(Ra, "Ra")
+        self.cm = as_float(cm, "cm")
+        self.Ra = as_float(Ra, "Ra")
         if (np.asarray(self.cm) <= 0).any() or (np.asarray(self.Ra) <= 0).any():
             raise ValueError(f"cm (µF/cm²) and Ra (Ω·cm) must be > 0; got cm={self.cm}, Ra={self.Ra}")
 
@@ -117,8 +109,8 @@ class Cell(AbstractModel):
             )
         self.morphology = morphology
         self.regions = {r: regions[r] for r in morphology.regions}
-        self.celsius = _as_float(celsius, "celsius")
-        self.v_init = _as_float(v_init, "v_init")
+        self.celsius = as_float(celsius, "celsius")
+        self.v_init = as_float(v_init, "v_init")
         self.channel_order = _check_channels(self.regions)
         self.per_branch = frozenset(_per_branch_paths(morphology, self.regions))
         raise_if_unphysical(self.physical_checks())
@@ -151,7 +143,6 @@ class Cell(AbstractModel):
         `"dend"`: 500 µm × 2 µm at `soma(1)`, `nseg` compartments, `hh` at ḡNa 30, ḡK 10, gL 0.1 mS/cm².
         Ra 100 Ω·cm, cm 1 µF/cm², ENa 50, EK −77, EL −54.3 mV, 6.3 °C.
         """
-        from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 
         def hh(gna, gk, gl):
             return {"na": SodiumChannel(gna, 50.0), "k": PotassiumChannel(gk, -77.0), "leak": LeakChannel(gl, -54.3)}
@@ -365,12 +356,9 @@ class Cell(AbstractModel):
     # ---------------------------------------------------------------- solver hooks
     def default_solver(self):
         """[`CableRushLarsenCN`][difflab.neuron.CableRushLarsenCN]."""
-        from ._cable_solver import CableRushLarsenCN
-
         return CableRushLarsenCN()
 
     def default_stepsize_controller(self):
-        import diffrax
 
         return diffrax.ConstantStepSize()
 

@@ -45,7 +45,7 @@ import diffrax
 import jax
 import jax.numpy as jnp
 
-from ..solvers._fusion import materialise, materialise_tangent
+from ..solvers.internal import materialise, materialise_tangent
 from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div
 
 _DENSITY = 1e5

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import check_state_shapes, is_concrete, raise_if_unphysical
-from ..core._model import AbstractModel, StateInfo
-from ..core._paths import iter_parameters
+from ..core.internal import (
+    AbstractModel,
+    StateInfo,
+    as_float,
+    check_state_shapes,
+    is_concrete,
+    iter_parameters,
+    raise_if_unphysical,
+)
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
+from ._estimate import estimate_conductances
 from ._rates import hh_rates
+from ._solver import RushLarsenCN
 
 _GATE_UNITS = "1"
 
@@ -91,9 +100,9 @@ class HodgkinHuxley(AbstractModel):
                 seen[gate] = key
         self.channels = dict(channels)
         self.channel_order = tuple(channels)
-        self.C = _as_float(C)
-        self.celsius = _as_float(celsius)
-        self.v_init = _as_float(v_init)
+        self.C = as_float(C, "C")
+        self.celsius = as_float(celsius, "celsius")
+        self.v_init = as_float(v_init, "v_init")
         self.validate()
 
     @classmethod
@@ -193,14 +202,10 @@ class HodgkinHuxley(AbstractModel):
     # ---------------------------------------------------------------- solver hooks
     def default_solver(self):
         """[`RushLarsenCN`][difflab.neuron.RushLarsenCN]: exponential gates, Crank–Nicolson voltage."""
-        from ._solver import RushLarsenCN
-
         return RushLarsenCN()
 
     def default_stepsize_controller(self):
         """Fixed steps (`diffrax.ConstantStepSize`)."""
-        import diffrax
-
         return diffrax.ConstantStepSize()
 
     def default_dt0(self) -> float | Array:
@@ -234,7 +239,6 @@ class HodgkinHuxley(AbstractModel):
         """
         if "V" not in data:
             return None
-        from ._estimate import estimate_conductances
 
         return estimate_conductances(self, protocol, ts, data["V"], mask["V"], paths)
 
@@ -277,10 +281,3 @@ def _max_finite_rate(rates: dict[str, tuple[Array, Array]]) -> Array:
     """Largest finite `α + β` over all gates and potentials (0 if none is finite)."""
     sums = [a + b for a, b in rates.values()]
     return jnp.max(jnp.stack([jnp.max(jnp.where(jnp.isfinite(x), x, 0.0)) for x in sums]))
-
-
-def _as_float(x: ArrayLike) -> Array:
-    arr = jnp.asarray(x)
-    if not jnp.issubdtype(arr.dtype, jnp.floating):
-        arr = arr.astype(float)
-    return arr

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from difflab.validation import (
+from ..core.internal import simulate
+from ..datasets import path as dataset_path
+from ..validation import (
     CaseError,
     CaseOutcome,
     CaseSpec,
@@ -26,23 +28,21 @@ from difflab.validation import (
     register_runner,
     rms_error,
 )
+from ._cable import Cell, Region
+from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
+from ._features import spike_times
+from ._stimulus import IClamp
+from ._swc import read_swc
 
 
 def _ball_and_stick():
-    from ._cable import Cell
 
     return Cell.ball_and_stick()
 
 
 def _da1_lpn():
     """The hemibrain DA1 lPN skeleton (``datasets/neuron/da1_lpn_722817260.swc``), hh everywhere, nseg 1."""
-    import difflab
-
-    from ._cable import Cell, Region
-    from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
-    from ._swc import read_swc
-
-    morph = read_swc(difflab.datasets.path("neuron/da1_lpn_722817260.swc"))
+    morph = read_swc(dataset_path("neuron/da1_lpn_722817260.swc"))
     hh = {"na": SodiumChannel(120.0, 50.0), "k": PotassiumChannel(36.0, -77.0), "leak": LeakChannel(0.3, -54.3)}
     return Cell(morph, {"dend": Region(hh, Ra=100.0)})
 
@@ -52,10 +52,6 @@ CELLS = {"ball_and_stick": _ball_and_stick, "da1_lpn": _da1_lpn}
 
 
 def run_cell_trace(case: CaseSpec) -> CaseOutcome:
-    import difflab
-
-    from ._features import spike_times
-    from ._stimulus import IClamp
 
     ref = case.load_dataset()
     cell = CELLS[case.get("cell", str)]()
@@ -63,7 +59,7 @@ def run_cell_trace(case: CaseSpec) -> CaseOutcome:
     locations = [str(x) for x in ref["location"].values]
     ts = ref["time"].values
     observe, info = cell.recorder(locations)
-    traj = difflab.simulate(cell, IClamp(stimuli), ts, observe=observe, observe_info=info)
+    traj = simulate(cell, IClamp(stimuli), ts, observe=observe, observe_info=info)
     V = {loc: np.asarray(traj[loc]) for loc in locations}
     V_ref = {loc: ref["V"].values[:, k] for k, loc in enumerate(locations)}
     n_model = n_ref = 0

@@ -16,7 +16,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import check_finite, check_nonnegative
+from ..core.internal import check_finite, check_nonnegative
 from ._rates import hh_rates, q10_factor
 
 Gates = dict[str, Array]

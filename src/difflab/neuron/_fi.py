@@ -9,9 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import is_concrete
-from ..core._protocol import Step
-from ..core._simulate import simulate
+from ..core.internal import Step, is_concrete, simulate
 from ._cell import DEFAULT_DT, HodgkinHuxley
 from ._features import firing_rate, spike_count
 

@@ -16,7 +16,8 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from difflab.validation import (
+from ..core.internal import Sum, simulate
+from ..validation import (
     CaseError,
     CaseOutcome,
     CaseSpec,
@@ -30,14 +31,15 @@ from difflab.validation import (
     register_runner,
     rms_error,
 )
-
 from ._cell_validation import _finite
+from ._features import spike_times
+from ._network import Network
+from ._presets import HodgkinHuxley
+from ._synapses import AbstractSynapses, Exp2Synapses, ExpSynapses
 
 
 def synapses_from(ref) -> list:
     """The synapse groups a reference dataset describes (one group per mechanism)."""
-    from ._synapses import AbstractSynapses, Exp2Synapses, ExpSynapses
-
     mech = ref["syn_mechanism"].values if "syn_mechanism" in ref else np.full(ref.sizes["synapse"], "ExpSyn")
     col = lambda name, rows: ref[f"syn_{name}"].values[rows]  # noqa: E731
     groups: list[AbstractSynapses] = []
@@ -56,8 +58,6 @@ def synapses_from(ref) -> list:
 
 def _stimulus(case: CaseSpec, n_cells: int):
     """The clamps of every cell as one protocol with a per-cell amplitude vector."""
-    import difflab
-
     parts = []
     for cell, table in case.get("stimuli", dict).items():
         if not cell.isdigit() or int(cell) >= n_cells:
@@ -66,21 +66,16 @@ def _stimulus(case: CaseSpec, n_cells: int):
         if not hasattr(p, "amplitude"):
             raise CaseError(f"{case.file}: field 'stimuli.{cell}': a network clamp needs a protocol with an amplitude")
         parts.append(eqx.tree_at(lambda q: q.amplitude, p, p.amplitude * jnp.eye(n_cells)[int(cell)]))
-    return parts[0] if len(parts) == 1 else difflab.Sum(*parts)
+    return parts[0] if len(parts) == 1 else Sum(*parts)
 
 
 def run_network_spikes(case: CaseSpec) -> CaseOutcome:
-    import difflab
-
-    from ._features import spike_times
-    from ._network import Network
-    from ._presets import HodgkinHuxley
 
     ref = case.load_dataset()
     n = ref.sizes["location"]
     net = Network(HodgkinHuxley.squid_axon(), synapses_from(ref), n)
     ts = ref["time"].values
-    traj = difflab.simulate(net, _stimulus(case, n), ts)
+    traj = simulate(net, _stimulus(case, n), ts)
     V = np.asarray(traj.ys["V"])
     n_model = n_ref = 0
     worst, details = 0.0, []

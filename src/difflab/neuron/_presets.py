@@ -9,7 +9,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..data._resources import resource_dir
+from ..data.internal import resource_dir
 from ._cell import HodgkinHuxley
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 

@@ -48,7 +48,7 @@ import jax.numpy as jnp
 from diffrax import AbstractLocalInterpolation, AbstractSolver, AbstractTerm
 from jaxtyping import Array
 
-from ..solvers._fusion import materialise
+from ..solvers.internal import materialise
 
 
 def _relaxation_factor(z):

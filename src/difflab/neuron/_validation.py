@@ -12,6 +12,7 @@ import diffrax
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..core.internal import simulate
 from ..datasets import PresetError, load_model, preset_file
 from ..validation import (
     MODEL_STYLE,
@@ -31,6 +32,8 @@ from ..validation import (
     register_runner,
     rms_error,
 )
+from ._features import spike_times
+from ._fi import fi_curve
 
 _SIMULATION = {"simulation.solver": str, "simulation.dt0": float, "simulation.rtol": float, "simulation.atol": float}
 _SOLVERS = ("default", "Tsit5", "Dopri5", "Dopri8", "Kvaerno5")
@@ -38,15 +41,13 @@ _REFERENCE_ATTRS = ("simulator", "simulator_version", "integration")
 
 
 def run_trace(case: CaseSpec) -> CaseOutcome:
-    import difflab
-    from difflab.neuron import spike_times
 
     ref = case.load_dataset()
     model, options = _model_and_options(case)
     protocol = protocol_from_table(case.get("protocol", dict))
     threshold = case.get("threshold", float, default=0.0)
     ts = ref["time"].values
-    traj = difflab.simulate(model, protocol, ts, **options)
+    traj = simulate(model, protocol, ts, **options)
     V, V_ref = np.asarray(traj["V"]), _one_trace(ref["V"])
     spikes = _finite(np.asarray(spike_times(ts, V, threshold, max_spikes=max(ts.size // 2, 1))))
     spikes_ref = _finite(ref["spike_times"].values) if "spike_times" in ref else _finite(spike_times(ts, V_ref))
@@ -77,7 +78,6 @@ def run_trace(case: CaseSpec) -> CaseOutcome:
 
 
 def run_fi_curve(case: CaseSpec) -> CaseOutcome:
-    from difflab.neuron import fi_curve
 
     ref = case.load_dataset()
     model, options = _model_and_options(case)

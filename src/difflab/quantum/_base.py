@@ -15,8 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._model import AbstractModel
-from ..core._protocol import AbstractProtocol
+from ..core.internal import AbstractModel, AbstractProtocol
 from ._checks import check_hermitian, check_same_dim
 from ._drives import Controls, Drive
 from ._operator import Operator, model_operator

@@ -21,8 +21,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from ..core._backend import check_strategy, default_strategy
-from ..ensembles._sharding import run_members
+from ..core.internal import check_strategy, default_strategy
+from ..ensembles.internal import run_members
 
 __all__ = ["resolve_strategy", "solve_members"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 from ._operator import Operator, check_numeric
 from ._storage import RealDense
 

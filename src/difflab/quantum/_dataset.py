@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 from jaxtyping import Array
 
-from ..core._trajectory import Trajectory
+from ..core.internal import Trajectory
 
 __all__ = ["QuantumResult"]
 

@@ -16,8 +16,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex, Float
 
-from ..core._checks import is_concrete
-from ..core._protocol import AbstractProtocol, Constant
+from ..core.internal import AbstractProtocol, Constant, is_concrete
 from ._checks import check_finite
 from ._operator import Operator, check_numeric, model_operator
 

@@ -18,7 +18,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Complex, Shaped
 
-from ..core._model import StateInfo
+from ..core.internal import StateInfo
 from ._base import AbstractQuantumModel, convert_drives
 from ._checks import check_density, check_finite, check_ket, check_same_dim, check_time_units
 from ._drives import Drive

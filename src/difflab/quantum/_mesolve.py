@@ -26,15 +26,15 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Complex, Float
 
-from ..core._backend import default_solver
-from ..core._checks import check_finite, check_increasing, check_solve_options
+from ..core.internal import check_finite, check_increasing, check_solve_options, default_solver
 from ._base import convert_drive_list, default_controller
 from ._batch import resolve_strategy, solve_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
 from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
-from ._operator import Operator, as_operator_batch, cached_operator, check_numeric
+from ._operator import Operator, as_operator_batch, check_numeric
+from ._operator_cache import cached_operator
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import DEFAULT_MAX_STEPS, QuantumModel, deprecated_tolerances, solve_model
 

@@ -15,8 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import check_finite, check_increasing, is_concrete
-from ..core._protocol import AbstractProtocol, min_concrete
+from ..core.internal import AbstractProtocol, check_finite, check_increasing, is_concrete, min_concrete
 
 __all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
 

@@ -16,8 +16,7 @@ from typing import ClassVar
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import raise_if_unphysical
-from ..core._model import AbstractModel, StateInfo
+from ..core.internal import AbstractModel, StateInfo, raise_if_unphysical
 from ._lindblad import LindbladModel
 from ._observables import expect_dm
 from ._operator import dia

@@ -14,11 +14,8 @@ import diffrax
 import numpy as np
 import xarray as xr
 
-from ..calibration._calibrate import calibrate
-from ..calibration._result import Calibration
-from ..calibration._strategies import GrowingWindows
-from ..calibration._transforms import Bounded, Positive
-from ..core._simulate import simulate
+from ..calibration.internal import Bounded, Calibration, GrowingWindows, Positive, calibrate
+from ..core.internal import simulate
 from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
 from ._solve import check_tolerances

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import check_finite
+from ..core.internal import check_finite
 
 __all__ = ["Readout"]
 

@@ -15,8 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Complex
 
-from ..core._checks import is_concrete
-from ..core._model import StateInfo
+from ..core.internal import StateInfo, is_concrete
 from ._base import AbstractQuantumModel, convert_drives
 from ._checks import check_ket, check_time_units
 from ._drives import Drive

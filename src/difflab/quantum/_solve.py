@@ -15,9 +15,7 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from ..core._model import StateInfo
-from ..core._simulate import DEFAULT_MAX_STEPS, simulate
-from ..core._trajectory import Trajectory
+from ..core.internal import DEFAULT_MAX_STEPS, StateInfo, Trajectory, simulate
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state

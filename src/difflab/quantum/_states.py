@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex, Float, Num
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 from ._operator import check_numeric
 from ._standard_operators import _check_dim, _constant, _dtype
 

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 
 __all__ = ["AbstractRealOp", "RealDense", "RealDia", "detect_offsets", "zero_op"]
 

@@ -17,11 +17,12 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 from ._drives import Drive
 from ._operator import dia
 from ._pulses import GaussianPulse
 from ._schrodinger import SchrodingerModel
+from ._solve import controller_for, solve_model
 from ._standard_operators import destroy, number
 
 __all__ = ["drag_pulses", "transmon"]
@@ -61,8 +62,6 @@ def transmon(
 
 def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, atol=1e-10) -> Array:
     r"""$V_{jk} = \langle j|U(T)|k\rangle$ for $j, k \in \{0, 1\}$: the computational block of the propagator."""
-    from ._solve import controller_for, solve_model
-
     if is_concrete(duration) and not (np.ndim(duration) == 0 and 0 < float(duration) < np.inf):
         raise ValueError(f"`duration` must be a finite time > 0 (ns); got {duration!r}.")
     n = model.dim

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 from ._constants import focal_surface_radius
 
 #: Largest accepted | |s| - 1 |: s rounded to 6 decimals (as published) passes, a vertex or a feed position fails.

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import datasets
+
 _FILES = ("nodes.csv", "actuators.csv", "panels.csv")
 
 
@@ -37,8 +39,6 @@ class FastTables:
 
 def _data_file(name: str) -> Path:
     """Path of `fast/<name>` from the dataset registry (sha256-checked)."""
-    from difflab import datasets
-
     return Path(datasets.path(f"fast/{name}"))
 
 

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core._simulate import simulate
+from ..core.internal import simulate
 from ._checks import check_positive
 from ._constants import APERTURE_RADIUS, MAX_STRAIN
 from ._constraints import edge_strain

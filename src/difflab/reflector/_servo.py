@@ -19,8 +19,7 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import raise_if_unphysical
-from ..core._model import AbstractModel, StateInfo
+from ..core.internal import AbstractModel, StateInfo, raise_if_unphysical
 
 
 class ActuatorServo(AbstractModel):

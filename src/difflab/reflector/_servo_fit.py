@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core._protocol import Step, Sum
-from ..core._simulate import simulate
+from ..calibration.internal import calibrate
+from ..core.internal import Step, Sum, simulate
 from ._checks import check_positive
 from ._servo import ActuatorServo
 
@@ -66,7 +66,6 @@ def fit_servo(data: xr.Dataset, *, time_constant0: float = 5.0, max_speed0: floa
     ):
         if not low <= value <= high:  # NaN fails too
             raise ValueError(f"{name} must be a start inside the bounds [{low:g}, {high:g}] {units}; got {value}")
-    from ..calibration._calibrate import calibrate
 
     model = ActuatorServo(0.0, time_constant0, max_speed0)
     return calibrate(

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import is_concrete
+from ..core.internal import is_concrete
 from ._checks import check_unit_vector
 from ._constants import APERTURE_RADIUS, focal_surface_radius
 from ._geometry import Geometry

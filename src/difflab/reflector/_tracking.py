@@ -17,8 +17,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
-from ..core._checks import check_finite, is_concrete
-from ..core._protocol import AbstractProtocol
+from ..core.internal import AbstractProtocol, check_finite, is_concrete
 from ._checks import check_depth, check_positive, check_unit_vector
 from ._constants import APERTURE_RADIUS
 from ._geometry import Geometry

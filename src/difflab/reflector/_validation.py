@@ -17,10 +17,16 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..validation import CaseOutcome, CaseSpec, Runner, metric, register_runner
+from ._answers import extensions_from_dataset
+from ._constants import MAX_EXTENSION, MAX_STRAIN
+from ._constraints import check_constraints, edge_strain
+from ._geometry import Geometry
+from ._pointing import Pointing
+from ._raytrace import receiving_ratio
+from ._solve import CONVERGED_SAMPLES
 
 
 def run_aperture(case: CaseSpec) -> CaseOutcome:
-    from . import Geometry, Pointing, receiving_ratio
 
     g = Geometry.fast()
     p = Pointing.from_angles(g, case.get("alpha", float), case.get("beta", float))
@@ -41,17 +47,6 @@ def run_aperture(case: CaseSpec) -> CaseOutcome:
 
 
 def run_answer(case: CaseSpec) -> CaseOutcome:
-    from . import (
-        CONVERGED_SAMPLES,
-        MAX_EXTENSION,
-        MAX_STRAIN,
-        Geometry,
-        Pointing,
-        check_constraints,
-        edge_strain,
-        extensions_from_dataset,
-        receiving_ratio,
-    )
 
     ds = case.load_dataset()
     g = Geometry.fast()

@@ -22,9 +22,10 @@ import numpy as np
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
-from ..data._netcdf import umask
+from ..data.internal import umask
 from ._constants import MAX_EXTENSION
 from ._geometry import Geometry
+from ._kinematics import node_positions
 
 SHEET_VERTEX = "理想抛物面顶点坐标"
 SHEET_NODES = "调整后主索节点编号及坐标"
@@ -133,8 +134,6 @@ def write_solution_xlsx(path, geometry: Geometry, solution, *, overwrite: bool =
     The workbook holds the aperture nodes' adjusted coordinates, and the extensions of every aperture node plus any
     other node whose actuator moves (|e| >= 5e-5 m).
     """
-    from ._kinematics import node_positions
-
     inside = np.asarray(solution.pointing.nodes_inside)
     ids = np.asarray(geometry.node_ids, dtype=object)
     positions = np.asarray(node_positions(geometry, solution.e))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..core._protocol import AbstractProtocol, Constant, Ramp, Step
+from ..core.internal import AbstractProtocol, Constant, Ramp, Step
 
 # type -> (constructor, ordered field names, number of required fields)
 _TYPES = {

@@ -8,16 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..core._versions import package_version
-from ..data._resources import resource_dir
+import jax
+
+from ..core.internal import package_version
+from ..data.internal import resource_dir
 
 _PACKAGES = ("difflab", "jax", "jaxlib", "diffrax", "equinox", "numpy", "xarray", "matplotlib")
 
 
 def run_provenance() -> dict[str, str]:
     """Versions of difflab and its numerical stack, Python, platform, JAX backend, UTC time, git commit."""
-    import jax
-
     info = {f"{name}_version": package_version(name) for name in _PACKAGES}
     info["python_version"] = sys.version.split()[0]
     info["platform"] = platform.platform()

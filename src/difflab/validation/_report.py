@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..data._netcdf import umask
+from ..data.internal import umask
 from ._html import render_html
 from ._provenance import checkout_root
 from ._runner import CaseResult

@@ -15,8 +15,10 @@ import re
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ..datasets import sha256
 from ._spec import CaseError, CaseSpec, load_case
 
 
@@ -102,12 +104,12 @@ class CaseResult:
         return "passed" if all(m.passed for m in self.outcome.metrics) else "failed"
 
 
-# kind -> Runner: the one registry. Domains join it through the public `register_runner` when their package is
-# imported (`difflab.neuron`, `difflab.reflector`, `difflab.quantum`); a kind "<domain>.<name>" of one of them imports
-# that public package on first use, so importing difflab.validation does not import every domain. Other packages
-# register their own kinds the same way before calling `validate`.
+# kind -> Runner: the one registry. A domain is a sub-package of difflab with a `_validation` module, which
+# registers the domain's kinds through the public `register_runner` when the domain's package is imported. A kind
+# "<domain>.<name>" imports that package on first use, so importing difflab.validation does not import every domain,
+# and a new domain joins by having the module (no list to edit). Other packages register their own kinds the same
+# way before calling `validate`.
 _RUNNERS: dict[str, Runner] = {}
-DOMAINS = ("neuron", "reflector", "quantum")
 _KIND = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
 
@@ -133,15 +135,21 @@ def register_runner(kind: str, runner: Runner, *, replace: bool = False) -> None
     _RUNNERS[kind] = runner
 
 
+def domains() -> list[str]:
+    """The shipped domains: the sub-packages of difflab that have a `_validation` module."""
+    package = Path(__file__).resolve().parents[1]
+    return sorted(p.parent.name for p in package.glob("*/_validation.py") if (p.parent / "__init__.py").is_file())
+
+
 def _join_domain(group: str) -> None:
     """Import the public package of a shipped domain, which registers its runners."""
-    if group in DOMAINS:
+    if group in domains():
         importlib.import_module(f"difflab.{group}")
 
 
 def runner_kinds() -> list[str]:
     """Every registered kind, the shipped domains' included."""
-    for domain in DOMAINS:
+    for domain in domains():
         _join_domain(domain)
     return sorted(_RUNNERS)
 
@@ -191,8 +199,6 @@ def metric(case: CaseSpec, name: str, value: float, *, units: str = "", where: s
 
 def run_case(case: CaseSpec, runner: Runner) -> CaseResult:
     """Run one case; an exception becomes an `"error"` result with its traceback's last lines."""
-    from ..datasets import sha256
-
     start = time.perf_counter()
     sha = sha256(case.dataset_path)
     try:

@@ -30,8 +30,8 @@ from typing import Any
 
 import xarray as xr
 
-from ..data._netcdf import DataFileError, read_netcdf
-from ..data._resources import resource_dir
+from .. import datasets
+from ..data.internal import DataFileError, read_netcdf, resource_dir
 
 _COMMON = {"title": str, "kind": str, "model": str, "description": str, "metrics": dict}
 _TYPE_NAMES = {str: "a string", dict: "a table", float: "a number", int: "an integer", list: "an array"}
@@ -78,8 +78,6 @@ class CaseSpec:
     @property
     def dataset_path(self) -> Path:
         """The data file (after checking its sha256 when it is a shipped dataset)."""
-        from .. import datasets
-
         if "dataset" in self.data:
             try:
                 return datasets.path(self.data["dataset"])
@@ -92,8 +90,6 @@ class CaseSpec:
 
     def load_dataset(self) -> xr.Dataset:
         """The reference data as an `xarray.Dataset` (checksum checked for shipped data)."""
-        from .. import datasets
-
         try:
             if "dataset" in self.data:
                 return datasets.load(self.data["dataset"])

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ._provenance import run_provenance
-from ._report import check_report_dir, write_report
+from ._report import check_report_dir, default_report_dir, write_report
 from ._runner import CaseResult, Runner, prepare_case, run_case
 from ._spec import CaseSpec, find_case_file, shipped_cases
 
@@ -42,8 +42,6 @@ def validate(
     Returns:
         The case results and the report folder.
     """
-    from ._report import default_report_dir
-
     out = check_report_dir(default_report_dir() if out is None else out)
     cases = prepare_cases(names)
     provenance = run_provenance()

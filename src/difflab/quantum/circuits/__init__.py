@@ -5,6 +5,7 @@ Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gate
 own qubit axes (never a 2ⁿ × 2ⁿ matrix).
 """
 
+from . import _validation as _validation  # registers the circuit kinds of `difflab validate`
 from ._adjoint import energy as energy
 from ._ansatz import h2_ansatz as h2_ansatz
 from ._ansatz import hardware_efficient as hardware_efficient
@@ -63,19 +64,3 @@ from ._standard_gates import Toffoli as Toffoli
 from ._standard_gates import X as X
 from ._standard_gates import Y as Y
 from ._standard_gates import Z as Z
-
-
-def _register_runners() -> None:
-    """Join `difflab validate`'s registry.
-
-    The kinds are `quantum.circuit_statevector`, `quantum.circuit_noisy` and `quantum.h2_vqe`.
-    """
-    from difflab.validation import register_runner
-
-    from ._validation import RUNNERS
-
-    for kind, runner in RUNNERS.items():
-        register_runner(kind, runner, replace=True)
-
-
-_register_runners()

@@ -16,6 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array
 
+from ...core.internal import is_concrete
+
 __all__ = [
     "apply_controlled",
     "apply_matrix",
@@ -215,8 +217,3 @@ def as_wires(name: str, wires, n_wires: int | None = None) -> tuple[int, ...]:
     if n_wires is not None and any(w >= n_wires for w in ws):
         raise ValueError(f"`{name}` must lie in range(0, {n_wires}) for a {n_wires}-qubit circuit; got {ws!r}.")
     return ws
-
-
-def is_concrete(*xs) -> bool:
-    """True when no leaf of `xs` is a tracer (inside jit/vmap/grad values cannot be checked eagerly)."""
-    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(xs))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import datasets
 from ._apply import as_wires
 from ._pauli import PauliSum
 
@@ -32,9 +33,7 @@ def h2_data():
     It holds `coefficient` (bond_length, term), coordinate `pauli` (term), `exact_energy` and `hf_energy`
     (bond_length) in hartree; bond lengths in Å.
     """
-    import difflab.datasets
-
-    return difflab.datasets.load(H2_DATASET)
+    return datasets.load(H2_DATASET)
 
 
 def h2_hamiltonian(bond_length: float) -> PauliSum:

@@ -18,6 +18,7 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
+from .._transmon import drag_pulses, subspace_propagator, transmon
 from ._apply import as_wires
 from ._gates import AbstractGate
 
@@ -88,7 +89,6 @@ class PulseGate(AbstractGate):
 
     def matrix(self) -> Array:
         # Imported here: difflab.quantum imports this package while it initialises.
-        from difflab.quantum import drag_pulses, subspace_propagator, transmon
 
         pulses = drag_pulses(self.amplitude, self.beta, self.duration, self.sigma)
         model = transmon(self.anharmonicity, pulses, detuning=self.detuning, levels=self.levels)

@@ -16,9 +16,12 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
+from matplotlib.figure import Figure
 
+from ...validation import CaseOutcome, Runner, metric, register_runner
 from ._channels import ReadoutError
 from ._chemistry import h2_vqe_curve
+from ._hamiltonians import h2_hamiltonian
 from ._measure import probabilities
 from ._pauli import PauliSum, expectation
 from ._spec import circuit_from_spec
@@ -32,8 +35,6 @@ def _max_abs(a, b) -> float:
 
 def run_statevector(case):
     """State, ⟨P⟩ and ∂⟨P⟩/∂θ of the seeded 5-qubit circuit against PennyLane default.qubit."""
-    from difflab.validation import CaseOutcome, metric
-
     ref = case.load_dataset()
     n, spec = int(ref.n_wires), str(ref.circuit)
     params0 = jnp.asarray([float(v) for *_, p in json.loads(spec) for v in p])
@@ -61,8 +62,6 @@ def run_statevector(case):
 
 def run_noisy(case):
     """Density matrix, probabilities (with and without readout error) and ⟨P⟩ against PennyLane default.mixed."""
-    from difflab.validation import CaseOutcome, metric
-
     ref = case.load_dataset()
     n = int(ref.n_wires)
     rho = circuit_from_spec(n, str(ref.circuit)).density_matrix()
@@ -81,15 +80,12 @@ def run_noisy(case):
 
 def run_h2_vqe(case):
     """VQE dissociation curve of H₂ against the shipped exact diagonalisation (hartree)."""
-    from difflab.validation import CaseOutcome, metric
-
     ref = case.load_dataset()
     steps = case.get("optimizer.steps", int, default=300)
     curve = h2_vqe_curve(steps=steps)
     errors = np.abs(curve.vqe_energy.values - ref.exact_energy.values)
     worst = int(np.argmax(errors))
     # Our own diagonalisation of the shipped coefficients: checks the Pauli algebra, not the optimiser.
-    from ._hamiltonians import h2_hamiltonian
 
     diag = [h2_hamiltonian(float(r)).ground_energy() for r in ref.bond_length.values]
     metrics = [
@@ -103,7 +99,6 @@ def run_h2_vqe(case):
 
 
 def _curve_figure(curve):
-    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6, 3.5))
     ax = fig.add_subplot()
@@ -134,7 +129,6 @@ _STATEVECTOR_METRICS = (
 
 
 def _runners():
-    from difflab.validation import Runner
 
     return {
         "quantum.circuit_statevector": Runner(
@@ -154,3 +148,5 @@ def _runners():
 
 
 RUNNERS = _runners()
+for _kind, _runner in RUNNERS.items():
+    register_runner(_kind, _runner)

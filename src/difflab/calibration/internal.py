@@ -1,0 +1,13 @@
+"""The internal face of `calibration`: what the other folders of difflab may import from it.
+
+What domains take from `calibration` for their own fits (the reflector's servo fit, the CLI): `calibrate`, its
+result and the transforms and strategies.
+
+Siblings import from here, never from this folder's underscore modules (`scripts/check_layout.py`).
+"""
+
+from ._calibrate import calibrate as calibrate
+from ._result import Calibration as Calibration
+from ._strategies import GrowingWindows as GrowingWindows
+from ._transforms import Bounded as Bounded
+from ._transforms import Positive as Positive

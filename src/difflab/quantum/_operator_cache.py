@@ -1,0 +1,34 @@
+"""Operators converted once: repeated `mesolve` calls with the same (immutable JAX) arrays skip the sparsity scan."""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+
+from ..core.internal import is_concrete
+from ._checks import is_hermitian
+from ._operator import Operator, model_operator
+
+__all__ = ["cached_operator"]
+
+#: Conversions of immutable (JAX) arrays, keyed by identity: repeated `mesolve` calls with the same operators skip
+#: the sparsity scan. Each entry keeps its array alive, so an identity cannot be reused while cached.
+_CACHE: collections.OrderedDict = collections.OrderedDict()
+_CACHE_SIZE = 64
+
+
+def cached_operator(x, *, name: str = "operator", layout: str = "auto") -> tuple[Operator, bool]:
+    """`(as_operator(x), is_hermitian(x))`, memoised for concrete JAX arrays."""
+    key = (id(x), layout)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is x:
+        _CACHE.move_to_end(key)
+        return hit[1], hit[2]
+    op = model_operator(x, name=name, layout=layout)
+    herm = is_hermitian(x)
+    if isinstance(x, jax.Array) and is_concrete(x):
+        _CACHE[key] = (x, op, herm)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return op, herm
