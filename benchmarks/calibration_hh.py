@@ -58,7 +58,7 @@ def main():
 
     full = V.isel(time=slice(None, None, 4))
     t0 = time.perf_counter()
-    stage2 = difflab.calibrate(lm.model, PROTOCOL, full, params=PARAMS, steps=6, simulate_options={"dt0": 0.01},
+    stage2 = difflab.calibrate(lm.model, PROTOCOL, full, params=PARAMS, steps=6, options=difflab.SolveOptions(dt0=0.01),
                                progress=False)  # fmt: skip
     t_full = t_lm + time.perf_counter() - t0
     print("\n## Two-stage fit (stage 2: full 150 ms, every 0.1 ms, dt 0.01 ms)\n")

@@ -51,8 +51,10 @@ def _(ctx):
 def _(ctx):
     import diffrax
 
-    opts = {"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}
-    return _fit_then_resume(ctx, simulate_options=opts)
+    import difflab
+
+    opts = difflab.SolveOptions(stepsize_controller=diffrax.PIDController(rtol=1e-3, atol=1e-6))
+    return _fit_then_resume(ctx, options=opts)
 
 
 @case("fit.resume-changed-loss", "4", CHANGED_FIT)

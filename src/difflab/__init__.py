@@ -41,6 +41,7 @@ from .core import Constant as Constant
 from .core import PiecewiseLinear as PiecewiseLinear
 from .core import Ramp as Ramp
 from .core import Sampled as Sampled
+from .core import SolveOptions as SolveOptions
 from .core import StateInfo as StateInfo
 from .core import Step as Step
 from .core import Sum as Sum

@@ -94,7 +94,7 @@ def test_resume_of_a_changed_problem_is_refused(tmp_path):
     def only_k(steps, model=None, bounds=(0.1, 10.0), protocol=None, options=None, resume=None, checkpoint=None):
         model = Decay(k=1.0, y0=2.0) if model is None else model
         return calibrate(model, protocol, DATA, params={"k": Bounded(*bounds)}, optimizer="adam", steps=steps,
-                         simulate_options=options, resume=resume, checkpoint=checkpoint)  # fmt: skip
+                         options=options, resume=resume, checkpoint=checkpoint)  # fmt: skip
 
     only_k(3, checkpoint=path)
     changed = {
@@ -102,7 +102,7 @@ def test_resume_of_a_changed_problem_is_refused(tmp_path):
         "bounds": dict(bounds=(0.1, 20.0)),
         "protocol": dict(protocol=difflab.Constant(0.1)),
         "simulation times and options": dict(
-            options={"stepsize_controller": diffrax.PIDController(rtol=1e-3, atol=1e-6)}
+            options=difflab.SolveOptions(stepsize_controller=diffrax.PIDController(rtol=1e-3, atol=1e-6))
         ),
     }
     for what, change in changed.items():  # the refusal names the part that differs

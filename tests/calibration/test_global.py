@@ -142,10 +142,11 @@ def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_st
     # dy/dt = -k y with explicit Euler at a coarse step: the fitted rate absorbs the step's error
     data = decay_data(n=401, noise=1e-3, seed=6)
     params = {"k": difflab.Positive(), "y0": difflab.Positive()}
-    coarse = {"solver": __import__("diffrax").Euler(), "stepsize_controller": __import__("diffrax").ConstantStepSize(),
-              "dt0": 0.02}  # fmt: skip
+    coarse = difflab.SolveOptions(
+        solver=__import__("diffrax").Euler(), stepsize_controller=__import__("diffrax").ConstantStepSize(), dt0=0.02
+    )
     with pytest.warns(difflab.CalibrationWarning, match="standard errors when the model is solved more finely"):
-        fixed = difflab.calibrate(Decay(), None, data, params=params, steps=20, simulate_options=coarse)
+        fixed = difflab.calibrate(Decay(), None, data, params=params, steps=20, options=coarse)
     assert float(fixed.diagnostics.shift_over_stderr.max()) > 1.0
     assert abs(fixed.best["k"] - 0.5) > 3 * fixed.stderr["k"]  # biased beyond its error, as reported
 

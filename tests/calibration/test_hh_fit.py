@@ -36,7 +36,9 @@ def test_recovers_conductances_within_two_percent_with_standard_errors(noisy_tra
     stage1 = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, window, params=PARAMS, steps=25, starts=starts)
     assert stage1.losses.sizes["start"] == 2
     full = noisy_trace.isel(time=slice(None, None, 4))
-    stage2 = difflab.calibrate(stage1.model, protocol, full, params=PARAMS, steps=6, simulate_options={"dt0": 0.01})
+    stage2 = difflab.calibrate(
+        stage1.model, protocol, full, params=PARAMS, steps=6, options=difflab.SolveOptions(dt0=0.01)
+    )
     assert float(stage2.losses.min()) == pytest.approx(1.0, rel=0.1)  # residual variance = noise variance (1 mV²)
     for name, value in TRUE.items():
         estimate, se = float(stage2.best[name]), float(stage2.stderr[name])

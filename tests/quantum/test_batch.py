@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from _host_devices import run_with_host_devices
 
+import difflab
 import difflab.quantum as q
 from difflab.ensembles import _sharding
 
@@ -90,8 +91,7 @@ def test_result_is_a_pytree_that_jit_and_grad_pass_through():
 def test_deprecated_spellings_still_work_with_a_warning():
     with pytest.warns(DeprecationWarning, match="pass strategy='vmap'"):
         old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch="vmap")
-    with pytest.warns(DeprecationWarning, match=r"pass stepsize_controller=diffrax.PIDController\(rtol=1e-09"):
-        tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, rtol=1e-9)
+    tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, rtol=1e-9)
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\).expect"):
         values = old.expect.values
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\)\['expect'\]"):
@@ -99,6 +99,13 @@ def test_deprecated_spellings_still_work_with_a_warning():
     np.testing.assert_array_equal(values, same)
     np.testing.assert_allclose(values, _batched().expects.real, atol=1e-6)
     np.testing.assert_allclose(tol.expects, _batched().expects, atol=1e-5)  # rtol 1e-9 against the default 1e-6
+    # rtol is a field of SolveOptions (no warning): the default controller tightened, its maximum step kept
+    same_tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP,
+                         options=difflab.SolveOptions(rtol=1e-9))  # fmt: skip
+    np.testing.assert_array_equal(same_tol.expects, tol.expects)
+    with pytest.warns(DeprecationWarning, match=r"dtmax is deprecated"):
+        capped = q.solve_model(q.LindbladModel(q.sigmaz(), rho0=q.basis(2, 0)), TS, exp_ops=(q.sigmaz(),), dtmax=0.05)
+    assert int(capped.stats["num_steps"]) >= int(np.ceil((TS[-1] - TS[0]) / 0.05))
     with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
         old.no_such_thing
 

@@ -24,7 +24,16 @@ import numpy as np
 from jaxtyping import ArrayLike, PRNGKeyArray
 from tqdm.auto import tqdm
 
-from ..core.internal import AbstractInterpolated, AbstractModel, Sum, get_path, is_concrete
+from ..core.internal import (
+    SOLVE_FIELDS,
+    AbstractInterpolated,
+    AbstractModel,
+    SolveOptions,
+    Sum,
+    get_path,
+    is_concrete,
+    merge_options,
+)
 from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
 from . import _checkpoint
 from ._diagnostics import (
@@ -63,6 +72,7 @@ def calibrate(
     ts: ArrayLike | None = None,
     variables: list[str] | None = None,
     observe: Callable | None = None,
+    options: SolveOptions | None = None,
     simulate_options: Mapping[str, Any] | None = None,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 25,
@@ -120,7 +130,8 @@ def calibrate(
             linearly interpolated onto the data times, which must lie inside `ts`.
         variables: which data variables to fit (default: all that the model produces).
         observe: `observe(t, y, protocol) -> dict` to fit derived outputs (see `simulate`).
-        simulate_options: extra keywords for [`difflab.simulate`][] (solver, tolerances, ...).
+        options: a [`SolveOptions`][difflab.SolveOptions]: how the model is solved (solver, tolerances, steps).
+        simulate_options: deprecated (goes at 0.3): a dict of keywords for [`difflab.simulate`][]; pass `options`.
         checkpoint: netCDF file written atomically every `checkpoint_every` steps, at the
             end, and on Ctrl-C. An existing file is never overwritten unless it is `resume`.
         checkpoint_every: optimiser steps between two checkpoint writes (default 25).
@@ -132,7 +143,7 @@ def calibrate(
             continue the best start at a resolution fine enough by the step's order (at most three
             halvings, 8× the steps), so that the discretisation
             does not bias the estimate beyond its stated error. Never done when
-            `simulate_options` fixes `dt0`, `solver` or `stepsize_controller`: then a
+            `options` fixes `dt0`, `solver`, `stepsize_controller`, `rtol` or `atol`: then a
             [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
         client: a `distributed.Client` or a Dask scheduler address: fit the starts in blocks as
             tasks on the cluster's workers (each checked for difflab's version and float64 mode) and
@@ -192,16 +203,18 @@ def calibrate(
         interpolate=interpolate,
         names=tuple(sorted(fit.values)),
         loss=loss_fn,
-        sim_options=dict(simulate_options or {}),
+        sim_options=_simulate_keywords(options, simulate_options),
         observe=observe,
     )
     members = _members(protocol, fit, starts)
     if client is not None:  # every argument is checked here, before anything is sent to a worker
         values = start_values(model, transforms, paths, starts, key, explicit)
-        options = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
-                       steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
-                       simulate_options=simulate_options, refine=refine)  # fmt: skip
-        return fit_on_cluster(calibrate, client, starts_per_task, values, options, progress)
+        solve = {k: v for k, v in problem.sim_options.items() if k in SOLVE_FIELDS}
+        extra = {k: v for k, v in problem.sim_options.items() if k not in SOLVE_FIELDS}
+        task = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
+                    steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
+                    options=SolveOptions(**solve), simulate_options=extra or None, refine=refine)  # fmt: skip
+        return fit_on_cluster(calibrate, client, starts_per_task, values, task, progress)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
     used = describe(strategy)
@@ -539,6 +552,24 @@ def _run(adapter, problem, members, state, history, steps, checkpoint, every, me
     finally:
         bar.close()
     save()
+
+
+def _simulate_keywords(options: SolveOptions | None, simulate_options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The keywords every simulation of the fit gets: `options`, and the deprecated `simulate_options` dict."""
+    if simulate_options is None:
+        return merge_options(options, {}, "calibrate").keywords()
+    if not isinstance(simulate_options, Mapping):
+        raise TypeError(
+            f"simulate_options must be a dict of difflab.simulate keywords or None; got {simulate_options!r}"
+        )
+    warnings.warn(
+        "calibrate(simulate_options={...}) is deprecated and goes at 0.3: pass options=difflab.SolveOptions(...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    extra = dict(simulate_options)
+    solve = {name: extra.pop(name) for name in list(extra) if name in SOLVE_FIELDS}
+    return {**extra, **merge_options(options, solve, "calibrate").keywords()}
 
 
 class _StopRequest:

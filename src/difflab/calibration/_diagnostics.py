@@ -24,7 +24,7 @@ import jax
 import numpy as np
 import xarray as xr
 
-from ..core.internal import default_dt0
+from ..core.internal import SolveOptions, default_dt0
 from ._uncertainty import fit_statistics, noise_sigma
 
 #: Refine when the optimum moves by more than this fraction of a standard error.
@@ -40,8 +40,8 @@ class CalibrationWarning(UserWarning):
 
 
 def user_fixed_resolution(options) -> bool:
-    """True when the user chose the step or the step-size controller (difflab then never changes them)."""
-    return "dt0" in options or "stepsize_controller" in options or "solver" in options
+    """True when the user chose the step, the tolerances or the step-size controller (difflab then keeps them)."""
+    return any(name in options for name in ("dt0", "stepsize_controller", "solver", "rtol", "atol"))
 
 
 def finer(problem, protocol, halvings: int = 1):
@@ -51,7 +51,8 @@ def finer(problem, protocol, halvings: int = 1):
     """
     options = dict(problem.sim_options)
     model = problem.model
-    controller = options.get("stepsize_controller") or model.default_stepsize_controller()
+    tolerances = SolveOptions(**{name: options.pop(name) for name in ("rtol", "atol") if name in options})
+    controller = options.get("stepsize_controller") or tolerances.controller(model.default_stepsize_controller())
     if isinstance(controller, diffrax.ConstantStepSize):
         dt0 = options.get("dt0")
         dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0

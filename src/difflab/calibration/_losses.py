@@ -12,9 +12,10 @@ import abc
 from collections.abc import Callable
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 from jaxtyping import Array
+
+from ..core.internal import first_crossings, soft_crossing_count, upward_crossings
 
 
 class AbstractLoss(eqx.Module):
@@ -66,34 +67,6 @@ class MSE(AbstractLoss):
         return sum(jnp.sum(mask[name]) for name in sorted(data))
 
 
-def crossing_times(v: Array, ts: Array, threshold: float, n: int, refractory: float = 0.0) -> tuple[Array, Array]:
-    """The first `n` upward crossings of `threshold` by the sampled trace `v(ts)`.
-
-    The crossing time inside a sample interval is linearly interpolated, so it is a smooth
-    function of the samples (differentiable while the number of crossings does not change).
-    A crossing within `refractory` (time units) after another one is not counted: on a noisy
-    recording the upstroke of one spike can cross the threshold two or three times.
-
-    Returns:
-        `(times, found)`: crossing times (`ts[-1]` where fewer than `n` exist) and a mask.
-    """
-    up = (v[:-1] < threshold) & (v[1:] >= threshold)
-    if refractory > 0:
-        # crossings in (t_i - refractory, t_i): c[i - 1] - c[j - 1] with j the first index inside the window
-        c = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(up, dtype=jnp.int32)])
-        first = jnp.searchsorted(ts[:-1], ts[:-1] - refractory, side="right")
-        earlier = c[jnp.arange(up.shape[0])] - c[first]
-        up = up & (earlier == 0)
-    rank = jnp.cumsum(up)
-    k = jnp.arange(1, n + 1)
-    idx = jnp.argmax((rank[None, :] == k[:, None]) & up[None, :], axis=1)
-    found = rank[-1] >= k
-    v0, v1 = v[idx], v[idx + 1]
-    frac = (threshold - v0) / jnp.where(v1 == v0, 1.0, v1 - v0)
-    t = ts[idx] + frac * (ts[idx + 1] - ts[idx])
-    return jnp.where(found, t, ts[-1]), found
-
-
 class SpikeTimes(AbstractLoss):
     r"""Mean squared difference of the first spike times (upward `threshold` crossings).
 
@@ -125,10 +98,10 @@ class SpikeTimes(AbstractLoss):
 
     def _observed(self, data, mask):
         filled = jnp.where(mask[self.variable], data[self.variable], -jnp.inf)
-        return crossing_times(filled, self.ts, self.threshold, self.max_spikes, self.refractory)
+        return first_crossings(self.ts, filled, self.threshold, self.max_spikes, self.refractory)
 
     def residuals(self, pred, data, mask):
-        t_pred, _ = crossing_times(pred[self.variable], self.ts, self.threshold, self.max_spikes)
+        t_pred, _ = first_crossings(self.ts, pred[self.variable], self.threshold, self.max_spikes)
         t_data, found = self._observed(data, mask)
         n = jnp.maximum(jnp.sum(found), 1)
         return jnp.where(found, t_pred - t_data, 0.0) / jnp.sqrt(n)
@@ -141,26 +114,13 @@ class SpikeTimes(AbstractLoss):
         return jnp.sum(self._observed(data, mask)[1])
 
 
-def soft_spike_count(v: Array, threshold: float, width: float) -> Array:
-    r"""A differentiable spike count: the upward variation of $s_i = \sigma((v_i - \theta)/w)$.
-
-    $$N \approx \sum_i \max(0, s_{i+1} - s_i)$$
-
-    Each excursion from well below $\theta$ to well above it adds ~1 however finely it is
-    sampled; the count is smooth in `v` away from ties, so gradients flow to the parameters.
-    `width` (output units) should be small compared to the spike height (a few mV for spikes).
-    """
-    s = jax.nn.sigmoid((v - threshold) / width)
-    return jnp.sum(jnp.maximum(s[1:] - s[:-1], 0.0))
-
-
 class FiringRate(AbstractLoss):
     """Squared difference of firing rates from a differentiable (soft) spike count.
 
     Args:
         variable: voltage-like output.
         threshold: crossing level.
-        width: softness of the count (output units); see `soft_spike_count` in this module.
+        width: softness of the count (output units); see [`soft_spike_count`][difflab.neuron.soft_spike_count].
         duration: window length in model time units; the rate is `count / duration`
             (spikes per model time unit, e.g. per ms).
     """
@@ -173,8 +133,8 @@ class FiringRate(AbstractLoss):
     def __call__(self, pred, data, mask):
         name = self.variable
         filled = jnp.where(mask[name], data[name], -jnp.inf)
-        observed = jnp.sum((filled[:-1] < self.threshold) & (filled[1:] >= self.threshold))
-        predicted = soft_spike_count(pred[name], self.threshold, self.width)
+        observed = jnp.sum(upward_crossings(jnp.arange(filled.shape[-1]), filled, self.threshold)[0])
+        predicted = soft_crossing_count(pred[name], self.threshold, self.width)
         return ((predicted - observed) / self.duration) ** 2
 
 

@@ -194,6 +194,7 @@ def _transform(name: str, spec):
 
 
 def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
+    from difflab import SolveOptions
 
     starts = spec.get("starts", 1)
     out = {
@@ -206,7 +207,7 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
         "strategy": spec.get("strategy", "auto"),
     }
     if "dt" in spec:
-        out["simulate_options"] = {"dt0": config_float(spec, "dt", "fit")}
+        out["options"] = SolveOptions(dt0=config_float(spec, "dt", "fit"))
     return out
 
 

@@ -6,6 +6,7 @@ uses `eqx.error_if` for traced ones.
 
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo
+from ._options import SolveOptions as SolveOptions
 from ._protocol import AbstractProtocol as AbstractProtocol
 from ._protocol import Constant as Constant
 from ._protocol import PiecewiseLinear as PiecewiseLinear

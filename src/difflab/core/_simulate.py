@@ -18,19 +18,17 @@ from ._checks import (
     check_finite,
     check_increasing,
     check_numeric,
-    check_solve_options,
     is_concrete,
     physical_flag,
     raise_if_unphysical,
 )
 from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, saves_per_step, scan_solve, step_grid
 from ._model import AbstractModel, StateInfo
+from ._options import DEFAULT_MAX_STEPS, SolveOptions, merge_options
 from ._protocol import AbstractProtocol
 from ._trajectory import Trajectory
 from ._versions import package_version
 
-#: Default bound on the number of solver steps (enough for 1.1 s of HH at 0.025 ms steps).
-DEFAULT_MAX_STEPS = 2**17
 #: Most fixed steps the default bound grows to (2^27: about 20 minutes of HH at 5/64 ms on one CPU core);
 #: a longer fixed-step run is refused before it starts rather than left to run for hours.
 FIXED_STEP_BUDGET = 2**27
@@ -41,16 +39,12 @@ def simulate(
     protocol: AbstractProtocol | Any,
     ts: Float[ArrayLike, " time"],
     *,
+    options: SolveOptions | None = None,
     y0: dict[str, Array] | None = None,
-    solver: diffrax.AbstractSolver | None = None,
-    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
-    dt0: float | None = None,
-    adjoint: diffrax.AbstractAdjoint | None = None,
-    max_steps: int | None = DEFAULT_MAX_STEPS,
-    throw: bool = True,
     observe: Callable[[Array, dict, Any], dict[str, Array]] | None = None,
     observe_info: tuple[StateInfo, ...] = (),
     loop: str = "auto",
+    **solve_keywords: Any,
 ) -> Trajectory:
     """Solve ``dy/dt = model.vector_field(t, y, protocol)`` from ``ts[0]`` to ``ts[-1]``.
 
@@ -62,21 +56,26 @@ def simulate(
         protocol: the input passed to the vector field as ``args`` (usually an
             [`AbstractProtocol`][difflab.AbstractProtocol]; ``None`` for autonomous models).
         ts: strictly increasing save times, in the model's time units.
+        options: a [`SolveOptions`][difflab.SolveOptions]: solver, tolerances, steps, adjoint, `throw`.
+        **solve_keywords: the fields of `SolveOptions` as keywords (``dt0=0.01``), not both ways for one field.
+            What they mean here:
+
+            - solver: any ``diffrax.AbstractSolver``; default ``model.default_solver()``.
+            - stepsize_controller: default ``model.default_stepsize_controller()``. Jump times of the
+              protocol that fall inside ``(ts[0], ts[-1])`` are passed to an adaptive controller
+              (``diffrax.ClipStepSizeController``) so that steps never straddle a pulse edge.
+            - dt0: initial (or fixed) step; default ``model.default_dt0()``, shortened to honour the
+              protocol's [`time_scale`][difflab.AbstractProtocol.time_scale] ``τ`` (e.g. the sample
+              spacing of a recorded input): a fixed step becomes ``τ / ceil(τ / dt0)``, so that it
+              divides ``τ`` and a held input is constant over every step; an initial adaptive step
+              becomes ``min(dt0, τ)``.
+            - adjoint: how to differentiate; default ``diffrax.RecursiveCheckpointAdjoint()``.
+            - max_steps: bound on the number of steps. With fixed steps (``diffrax.ConstantStepSize``) and a
+              concrete ``dt0`` the count is known: the default then grows to fit it, and an explicit bound
+              that is too small raises ``ValueError`` before anything runs (with ``throw=True``).
+            - throw: raise on solver failure (set ``False`` under vmap and inspect ``result``).
+            - rtol, atol: tolerances of the model's adaptive step controller (its other settings kept).
         y0: initial state (dict of arrays); default ``model.initial_state()``.
-        solver: any ``diffrax.AbstractSolver``; default ``model.default_solver()``.
-        stepsize_controller: default ``model.default_stepsize_controller()``. Jump times of the
-            protocol that fall inside ``(ts[0], ts[-1])`` are passed to an adaptive controller
-            (``diffrax.ClipStepSizeController``) so that steps never straddle a pulse edge.
-        dt0: initial (or fixed) step; default ``model.default_dt0()``, shortened to honour the
-            protocol's [`time_scale`][difflab.AbstractProtocol.time_scale] ``τ`` (e.g. the sample
-            spacing of a recorded input): a fixed step becomes ``τ / ceil(τ / dt0)``, so that it
-            divides ``τ`` and a held input is constant over every step; an initial adaptive step
-            becomes ``min(dt0, τ)``.
-        adjoint: how to differentiate; default ``diffrax.RecursiveCheckpointAdjoint()``.
-        max_steps: bound on the number of steps. With fixed steps (``diffrax.ConstantStepSize``) and a
-            concrete ``dt0`` the count is known: the default then grows to fit it, and an explicit bound
-            that is too small raises ``ValueError`` before anything runs (with ``throw=True``).
-        throw: raise on solver failure (set ``False`` under vmap and inspect ``result``).
         observe: optional ``observe(t, y, protocol) -> dict`` saved instead of the state
             (e.g. expectation values, membrane potential only).
         observe_info: units and long names of the observables returned by ``observe``.
@@ -93,6 +92,8 @@ def simulate(
     """
     if not isinstance(model, AbstractModel):
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
+    opts = merge_options(options, solve_keywords, "simulate")
+    throw = opts.throw
     if isinstance(protocol, numbers.Number):
         raise TypeError(
             f"protocol must be a difflab protocol (e.g. difflab.Constant({protocol!r})) or None; got the "
@@ -121,13 +122,9 @@ def simulate(
     physical = None
     if not is_concrete([ok for ok, _ in checks.values()]):
         y0, physical = physical_flag(checks, y0, throw=throw)
-    solver = model.default_solver() if solver is None else solver
-    check_solve_options(solver, stepsize_controller, adjoint, max_steps)
-    controller = model.default_stepsize_controller() if stepsize_controller is None else stepsize_controller
-    if dt0 is not None and is_concrete(dt0):
-        step = np.asarray(dt0, dtype=float)
-        if step.ndim != 0 or not np.isfinite(step) or step <= 0:
-            raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {dt0!r}")
+    solver = model.default_solver() if opts.solver is None else opts.solver
+    controller = opts.controller(model.default_stepsize_controller())
+    dt0, adjoint, max_steps = opts.dt0, opts.adjoint, opts.max_steps
     origin = "" if dt0 is not None else f" (the default step of {type(model).__name__} for its parameters)"
     hint = None if dt0 is not None else (lambda: _step_hint(model))  # built only for the error message
     dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0

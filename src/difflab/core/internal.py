@@ -23,9 +23,16 @@ from ._checks import check_solve_options as check_solve_options
 from ._checks import check_state_shapes as check_state_shapes
 from ._checks import is_concrete as is_concrete
 from ._checks import raise_if_unphysical as raise_if_unphysical
+from ._crossings import first_crossings as first_crossings
+from ._crossings import soft_crossing_count as soft_crossing_count
+from ._crossings import upward_crossings as upward_crossings
 from ._model import AbstractModel as AbstractModel
 from ._model import EstimateUnavailable as EstimateUnavailable
 from ._model import StateInfo as StateInfo
+from ._options import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
+from ._options import SOLVE_FIELDS as SOLVE_FIELDS
+from ._options import SolveOptions as SolveOptions
+from ._options import merge_options as merge_options
 from ._paths import get_path as get_path
 from ._paths import iter_parameters as iter_parameters
 from ._paths import set_paths as set_paths
@@ -38,7 +45,6 @@ from ._protocol import Step as Step
 from ._protocol import Sum as Sum
 from ._protocol import interp_rows as interp_rows
 from ._protocol import min_concrete as min_concrete
-from ._simulate import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._simulate import default_dt0 as default_dt0
 from ._simulate import fit_to_protocol as fit_to_protocol
 from ._simulate import simulate as simulate

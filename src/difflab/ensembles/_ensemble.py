@@ -28,8 +28,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.internal import (
+    SOLVE_FIELDS,
     STRATEGIES,
     AbstractModel,
+    SolveOptions,
     Trajectory,
     check_strategy,
     default_loop,
@@ -37,6 +39,7 @@ from ..core.internal import (
     fit_to_protocol,
     get_path,
     is_concrete,
+    merge_options,
     raise_if_unphysical,
     set_paths,
     simulate,
@@ -128,6 +131,10 @@ def make_batch(model: AbstractModel, **values: Any) -> AbstractModel:
     return batch
 
 
+#: The keywords of `simulate` besides the solve options that an ensemble passes on to every member.
+_SIMULATE_KEYWORDS = frozenset({"y0", "observe", "observe_info", "loop"})
+
+
 def run_ensemble(
     batch: AbstractModel,
     protocol: Any,
@@ -137,6 +144,7 @@ def run_ensemble(
     chunk_size: int = 8,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     devices: Sequence[jax.Device] | None = None,
+    options: SolveOptions | None = None,
     **simulate_kwargs: Any,
 ) -> Trajectory:
     """Simulate every member of ``batch`` (see [`make_batch`][difflab.make_batch], [`stack`][difflab.stack]).
@@ -153,8 +161,10 @@ def run_ensemble(
             blocks of equal size so each compiles once).
         devices: devices to shard the member axis over (default: all of ``jax.devices()``;
             one device means no sharding).
-        **simulate_kwargs: passed to [`difflab.simulate`][] (``throw`` is forced to ``False``:
-            failed members are reported in ``result``, not raised). With fixed steps on an accelerator
+        options: a [`SolveOptions`][difflab.SolveOptions] for every member (``throw`` is forced to ``False``:
+            failed members are reported in ``result``, not raised).
+        **simulate_kwargs: passed to [`difflab.simulate`][] (``observe``, ``loop``, and the fields of
+            ``SolveOptions`` as keywords, not both ways for one field). With fixed steps on an accelerator
             (``loop="auto"``) the members share one step, resolved here, and ``ts`` is a constant of the
             compiled call, so that every member runs as one ``lax.scan``.
 
@@ -171,15 +181,24 @@ def run_ensemble(
         raise ValueError("devices must name at least one device (or be None for all of jax.devices()); got []")
     # numpy keeps save times closed over inside jit concrete (jnp.asarray would trace them), as simulate does
     ts = ts if isinstance(ts, jax.core.Tracer) else np.asarray(ts)
-    options = {**simulate_kwargs, "throw": False}
-    controller = options.get("stepsize_controller") or member(batch, 0).default_stepsize_controller()
+    solve = {k: simulate_kwargs.pop(k) for k in list(simulate_kwargs) if k in SOLVE_FIELDS}
+    unknown = sorted(set(simulate_kwargs) - _SIMULATE_KEYWORDS)
+    if unknown:
+        raise TypeError(
+            f"run_ensemble() got an unexpected keyword argument {unknown[0]!r}; it passes on "
+            f"{', '.join(sorted(_SIMULATE_KEYWORDS))} and the fields of difflab.SolveOptions: "
+            f"{', '.join(sorted(SOLVE_FIELDS))}"
+        )
+    opts = merge_options(options, solve, "run_ensemble").replace(throw=False)
+    keywords = {**simulate_kwargs, **opts.keywords(), "throw": False}
+    controller = opts.controller(member(batch, 0).default_stepsize_controller())
     adaptive = isinstance(controller, diffrax.AbstractAdaptiveStepSizeController)
     strategy = _resolve_strategy(strategy, adaptive, batch)
-    loop = options.get("loop", "auto")
+    loop = keywords.get("loop", "auto")
     if not adaptive and is_concrete(ts) and (loop == "scan" or (loop == "auto" and default_loop() == "scan")):
         # the fixed-step scan needs the step and the save times as constants of the compiled call
         # (so a new ts compiles anew)
-        options.setdefault("dt0", _shared_dt0(batch, protocol, controller))
+        keywords.setdefault("dt0", _shared_dt0(batch, protocol, controller))
         ts = _Static(ts)
     else:
         ts = jnp.asarray(ts)
@@ -189,7 +208,7 @@ def run_ensemble(
     # the index keeps the member tree non-empty when every leaf is shared
     members = (mapped, jnp.arange(n))
     return run_members(
-        _simulate_member, (shared, protocol, ts, options), members, strategy=strategy, chunk_size=chunk_size,
+        _simulate_member, (shared, protocol, ts, keywords), members, strategy=strategy, chunk_size=chunk_size,
         devices=devices, block=block,
     )  # fmt: skip
 

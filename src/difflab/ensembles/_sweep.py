@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 from tqdm.auto import tqdm
 
-from ..core.internal import AbstractModel
+from ..core.internal import SOLVE_FIELDS, AbstractModel, SolveOptions, merge_options
 from ..data.internal import callable_identity, dataset_checksum, tree_fingerprint, write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 from ._cluster import run_on_cluster
@@ -40,6 +40,7 @@ def sweep(
     directory: str | os.PathLike | None = None,
     client: Any = None,
     progress: bool | None = None,
+    options: SolveOptions | None = None,
     **ensemble_kwargs: Any,
 ) -> xr.Dataset:
     """Evaluate `observables` of `model` driven by `protocol` at every point of `design`.
@@ -63,8 +64,9 @@ def sweep(
             chunk whose worker dies is rerun on another one; the result equals a local run's bit
             for bit. `None` (default): everything runs in this process.
         progress: progress bar over chunks (`None`: only on a terminal).
-        **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices,
-            solver options).
+        options: a [`SolveOptions`][difflab.SolveOptions] for every point (solver, tolerances, steps).
+        **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices; the fields of
+            `SolveOptions` as keywords, not both ways for one field).
 
     Returns:
         An `xarray.Dataset` of the observables (lazy, Dask-backed, when `directory` is given).
@@ -74,6 +76,8 @@ def sweep(
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a whole number >= 1 (points per chunk); got {chunk_size!r}")
     obs = _as_observables(observables)
+    solve = {k: ensemble_kwargs.pop(k) for k in list(ensemble_kwargs) if k in SOLVE_FIELDS}
+    ensemble_kwargs.update(merge_options(options, solve, "sweep").keywords())  # one spelling for the fingerprint
     points = design.points()
     for name in points:
         model.resolve(name)

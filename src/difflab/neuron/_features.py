@@ -11,18 +11,10 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
 
+from ..core.internal import soft_crossing_count, upward_crossings
+
 #: Default bound on the number of spikes returned per trace by [`spike_times`][].
 DEFAULT_MAX_SPIKES = 32
-
-
-def _crossings(ts: ArrayLike, V: Array, threshold) -> tuple[Array, Array]:
-    """Upward crossings between samples i and i+1, and their linearly interpolated times."""
-    ts = jnp.broadcast_to(jnp.asarray(ts, dtype=V.dtype), V.shape)
-    v0, v1 = V[..., :-1], V[..., 1:]
-    up = (v0 < threshold) & (v1 >= threshold)
-    dv = jnp.where(up, v1 - v0, jnp.ones_like(v0))
-    frac = jnp.where(up, (threshold - v0) / dv, jnp.zeros_like(v0))
-    return up, ts[..., :-1] + frac * (ts[..., 1:] - ts[..., :-1])
 
 
 def spike_times(
@@ -38,7 +30,7 @@ def spike_times(
     `V` (through the interpolation).
     """
     V = jnp.asarray(V)
-    up, tc = _crossings(ts, V, threshold)
+    up, tc = upward_crossings(ts, V, threshold)
     batch = up.shape[:-1]
     up2 = up.reshape(-1, up.shape[-1])
     tc2 = tc.reshape(-1, tc.shape[-1])
@@ -58,7 +50,7 @@ def spike_count(
 ) -> Array:
     """Number of upward `threshold` crossings (within `window = (t0, t1)`, ms, if given)."""
     V = jnp.asarray(V)
-    up, tc = _crossings(ts, V, threshold)
+    up, tc = upward_crossings(ts, V, threshold)
     if window is not None:
         up = up & (tc >= window[0]) & (tc < window[1])
     return jnp.sum(up, axis=-1)
@@ -85,5 +77,4 @@ def soft_spike_count(V: Float[ArrayLike, "... time"], threshold: float = 0.0, wi
     whatever the sampling; its gradient moves spike amplitudes across the threshold. `width`
     `w` in mV.
     """
-    s = jax.nn.sigmoid((jnp.asarray(V) - threshold) / width)
-    return jnp.sum(jax.nn.relu(s[..., 1:] - s[..., :-1]), axis=-1)
+    return soft_crossing_count(V, threshold, width)

@@ -18,15 +18,15 @@ returned before) and take the solver keywords of `difflab.simulate` (`solver`, `
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Complex, Float
 
-from ..core.internal import check_finite, check_increasing, check_solve_options, default_solver
+from ..core.internal import SolveOptions, check_finite, check_increasing, default_solver, merge_options
 from ._base import convert_drive_list, default_controller
 from ._batch import resolve_strategy, solve_members
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
@@ -36,7 +36,7 @@ from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, check_numeric
 from ._operator_cache import cached_operator
 from ._schrodinger import SchrodingerModel, split_state
-from ._solve import DEFAULT_MAX_STEPS, QuantumModel, deprecated_tolerances, solve_model
+from ._solve import QuantumModel, solve_model
 
 __all__ = ["mesolve", "sesolve"]
 
@@ -94,16 +94,9 @@ def sesolve(
     batch_coords: Mapping[str, np.ndarray] | None = None,
     strategy: str | None = None,
     time_units: str = "ns",
-    solver: diffrax.AbstractSolver | None = None,
-    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
-    dt0: float | None = None,
-    adjoint: diffrax.AbstractAdjoint | None = None,
-    max_steps: int | None = DEFAULT_MAX_STEPS,
-    throw: bool = True,
     layout: str = "auto",
-    batch: str | None = None,
-    rtol: float | None = None,
-    atol: float | None = None,
+    options: SolveOptions | None = None,
+    **solve_keywords: Any,
 ) -> QuantumResult:
     r"""Solve $i\dot\psi = (H + \sum_j u_j(t) H_j)\psi$ and return $\langle E_m\rangle(t)$ as a Dataset.
 
@@ -119,17 +112,12 @@ def sesolve(
         strategy: how the members run: "vmap" (one batched solve), "map" (one after the other) or "chunked";
             default per backend and state size (`difflab.default_strategy`, docs/backends.md).
         time_units: "ns" or "us": the unit of `ts` and `dt0`; `H` and the drives are in rad per this unit.
-        solver: as in `difflab.simulate` (default solver per backend).
-        stepsize_controller: as in `difflab.simulate` (default controller PID at rtol 1e-6, atol 1e-8 with the
-            maximum step half the shortest drive feature).
-        dt0: initial (or fixed) step in `time_units`, as in `difflab.simulate`.
-        adjoint: how to differentiate, as in `difflab.simulate`.
-        max_steps: bound on the number of solver steps, as in `difflab.simulate`.
-        throw: raise on solver failure, as in `difflab.simulate`.
         layout: operator storage ("auto", "dia", "dense").
-        batch: deprecated spelling of `strategy`.
-        rtol: deprecated spelling of the relative tolerance (dimensionless) of `stepsize_controller`.
-        atol: deprecated spelling of the absolute tolerance (dimensionless, as the state) of `stepsize_controller`.
+        options: a [`SolveOptions`][difflab.SolveOptions], as in `difflab.simulate`: `rtol` and `atol`
+            (dimensionless, as the state) tighten the default controller (PID at rtol 1e-6, atol 1e-8 with the
+            maximum step half the shortest drive feature), `dt0` is in `time_units`; default solver per backend.
+        **solve_keywords: the fields of `SolveOptions` as keywords (`rtol=1e-8`), not both ways for one field;
+            `batch` is a deprecated spelling of `strategy`.
 
     Returns:
         `QuantumResult`: `expects` (complex, [batch], [initial_state], time, observable), `states`, `ts`,
@@ -137,12 +125,11 @@ def sesolve(
         observable), `expect_imag` when an observable is not Hermitian, optional states, `num_steps`, units and
         provenance attributes.
     """
-    controller = deprecated_tolerances(stepsize_controller, rtol, atol, None, drives)
-    options = dict(solver=solver, stepsize_controller=controller, dt0=dt0, adjoint=adjoint, max_steps=max_steps,
-                   throw=throw)  # fmt: skip
+    batch = solve_keywords.pop("batch", None)
+    opts = merge_options(options, solve_keywords, "sesolve")
     return _solve(
         H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=options,
+        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=opts,
         layout=layout,
     )  # fmt: skip
 
@@ -160,16 +147,9 @@ def mesolve(
     batch_coords: Mapping[str, np.ndarray] | None = None,
     strategy: str | None = None,
     time_units: str = "ns",
-    solver: diffrax.AbstractSolver | None = None,
-    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
-    dt0: float | None = None,
-    adjoint: diffrax.AbstractAdjoint | None = None,
-    max_steps: int | None = DEFAULT_MAX_STEPS,
-    throw: bool = True,
     layout: str = "auto",
-    batch: str | None = None,
-    rtol: float | None = None,
-    atol: float | None = None,
+    options: SolveOptions | None = None,
+    **solve_keywords: Any,
 ) -> QuantumResult:
     r"""Solve the Lindblad equation $\dot\rho = -i[H(t), \rho] + \sum_k D[L_k]\rho$; return $\mathrm{tr}(E_m\rho(t))$.
 
@@ -185,16 +165,9 @@ def mesolve(
         batch_coords: coordinates of the batch dimension, as in `sesolve`.
         strategy: how the members run, as in `sesolve`.
         time_units: "ns" or "us", as in `sesolve` (`H`, the jump operators' rates and the drives per this unit).
-        solver: as in `sesolve`.
-        stepsize_controller: as in `sesolve`.
-        dt0: initial (or fixed) step in `time_units`, as in `sesolve`.
-        adjoint: as in `sesolve`.
-        max_steps: as in `sesolve`.
-        throw: as in `sesolve`.
         layout: operator storage ("auto", "dia", "dense"), as in `sesolve`.
-        batch: deprecated spelling of `strategy`, as in `sesolve`.
-        rtol: deprecated, as in `sesolve`.
-        atol: deprecated, as in `sesolve`.
+        options: a [`SolveOptions`][difflab.SolveOptions], as in `sesolve`.
+        **solve_keywords: the fields of `SolveOptions` as keywords, as in `sesolve`.
 
     Returns:
         `QuantumResult` as described in `sesolve`.
@@ -206,20 +179,17 @@ def mesolve(
         ...                  exp_ops={"n": a.T.conj() @ a})
         >>> ds = result.to_xarray()
     """
-    controller = deprecated_tolerances(stepsize_controller, rtol, atol, None, drives)
-    options = dict(solver=solver, stepsize_controller=controller, dt0=dt0, adjoint=adjoint, max_steps=max_steps,
-                   throw=throw)  # fmt: skip
+    batch = solve_keywords.pop("batch", None)
+    opts = merge_options(options, solve_keywords, "mesolve")
     return _solve(
         H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=options,
+        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=opts,
         layout=layout,
     )  # fmt: skip
 
 
 def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, strategy,
            batch, time_units, options, layout) -> QuantumResult:  # fmt: skip
-    # eagerly, before any member of a batch is traced (simulate checks them again for its other callers)
-    check_solve_options(options["solver"], options["stepsize_controller"], options["adjoint"], options["max_steps"])
     _check_labels(batch_dim, save_states)
     check_numeric(ts, "ts", f"a 1-D numeric array of save times ({time_units})")
     ts = jnp.asarray(ts, dtype=float)
@@ -242,10 +212,11 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     members = (n_batch or 1) * n_states
     state_size = 2 * (n * n if open_system else n)
     strategy = resolve_strategy(strategy, batch, state_size)
-    if options["stepsize_controller"] is None:  # the models' own default, computed once for all members
-        options["stepsize_controller"] = default_controller(drives)
-    if options["solver"] is None:
-        options["solver"] = default_solver()
+    # the models' own default controller and solver, computed once for all members (the options were checked when
+    # they were made, before any member is traced)
+    controller = options.stepsize_controller or options.controller(default_controller(drives))
+    options = dict(solver=options.solver or default_solver(), stepsize_controller=controller, dt0=options.dt0,
+                   adjoint=options.adjoint, max_steps=options.max_steps, throw=options.throw)  # fmt: skip
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
         n_states, open_system, save_states, tuple(options.items()), time_units,

@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from ..calibration.internal import Bounded, Calibration, GrowingWindows, Positive, calibrate
-from ..core.internal import simulate
+from ..core.internal import SolveOptions, simulate
 from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
 from ._solve import check_tolerances
@@ -23,16 +23,18 @@ from ._solve import check_tolerances
 __all__ = ["fit_rabi", "measure_rabi", "rabi_summary"]
 
 
-def _options(rtol: float, atol: float) -> dict:
+def _options(rtol: float, atol: float) -> SolveOptions:
     check_tolerances(rtol, atol)  # named as the keywords the user passed
-    return {"stepsize_controller": diffrax.PIDController(rtol=rtol, atol=atol), "max_steps": 16_384}
+    return SolveOptions(stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol), max_steps=16_384)
 
 
 def measure_rabi(
     model: RabiQubit, readout: Readout, ts, shots: int, rng: np.random.Generator, *, rtol=1e-8, atol=1e-10
 ) -> dict[str, np.ndarray]:
     """Synthetic measurement: `{"time": ts (µs), "p_meas": binomial fractions of `shots` readouts}`."""
-    traj = simulate(model, None, np.asarray(ts, float), observe=readout_observer(Readout()), **_options(rtol, atol))
+    traj = simulate(
+        model, None, np.asarray(ts, float), observe=readout_observer(Readout()), options=_options(rtol, atol)
+    )
     p_excited = np.asarray(traj.ys["p_meas"])
     return {"time": np.asarray(ts, float), "p_meas": readout.sample(p_excited, shots, rng)}
 
@@ -66,7 +68,7 @@ def fit_rabi(
     calibrate_kwargs.setdefault("strategy", GrowingWindows())
     return calibrate(
         initial, None, data, params=params, observe=readout_observer(readout), variables=["p_meas"], steps=steps,
-        simulate_options=_options(rtol, atol), **calibrate_kwargs,
+        options=_options(rtol, atol), **calibrate_kwargs,
     )  # fmt: skip
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from ..core.internal import DEFAULT_MAX_STEPS, StateInfo, Trajectory, simulate
+from ..core.internal import DEFAULT_MAX_STEPS, SolveOptions, StateInfo, Trajectory, merge_options, simulate
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
@@ -37,22 +38,20 @@ def controller_for(model: QuantumModel, rtol: float, atol: float, dtmax: float |
     return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(model.drives) if dtmax is None else dtmax)
 
 
-def deprecated_tolerances(controller, rtol, atol, dtmax, drives, *, stacklevel: int = 3):
-    """The controller the deprecated `rtol`/`atol`/`dtmax` keywords asked for (with a `DeprecationWarning`)."""
-    if rtol is None and atol is None and dtmax is None:
-        return controller
-    if controller is not None:
-        raise ValueError("pass stepsize_controller or the deprecated rtol/atol/dtmax, not both")
-    rtol, atol = 1e-6 if rtol is None else rtol, 1e-8 if atol is None else atol
-    check_tolerances(rtol, atol)
+def deprecated_dtmax(options: SolveOptions, dtmax, *, stacklevel: int = 3) -> SolveOptions:
+    """`options` with the deprecated `dtmax` keyword folded into its step controller (with a `DeprecationWarning`)."""
+    if dtmax is None:
+        return options
+    if options.stepsize_controller is not None:
+        raise ValueError("pass stepsize_controller or the deprecated dtmax, not both")
+    controller = options.controller(diffrax.PIDController(rtol=1e-6, atol=1e-8, dtmax=dtmax))
     warnings.warn(
-        f"rtol/atol/dtmax are deprecated; pass stepsize_controller=diffrax.PIDController(rtol={rtol}, atol={atol}, "
-        "dtmax=...), the keyword difflab.simulate takes (the default controller sets dtmax to half the shortest "
-        "drive feature)",
+        f"dtmax is deprecated; pass stepsize_controller=diffrax.PIDController(rtol=..., atol=..., dtmax={dtmax}) "
+        "(the default controller sets dtmax to half the shortest drive feature)",
         DeprecationWarning,
         stacklevel=stacklevel,
     )
-    return diffrax.PIDController(rtol=rtol, atol=atol, dtmax=max_step(drives) if dtmax is None else dtmax)
+    return options.replace(rtol=None, atol=None, stepsize_controller=controller)
 
 
 def check_tolerances(rtol, atol, names: tuple[str, str] = ("rtol", "atol")) -> None:
@@ -81,25 +80,20 @@ def solve_model(
     exp_ops: Sequence[Operator] = (),
     y0: dict[str, Array] | None = None,
     save_states: bool = False,
-    solver: diffrax.AbstractSolver | None = None,
-    stepsize_controller: diffrax.AbstractStepSizeController | None = None,
-    dt0: float | None = None,
-    adjoint: diffrax.AbstractAdjoint | None = None,
-    max_steps: int | None = DEFAULT_MAX_STEPS,
-    throw: bool = True,
-    rtol: float | None = None,
-    atol: float | None = None,
-    dtmax: float | None = None,
+    options: SolveOptions | None = None,
+    **solve_keywords: Any,
 ) -> Trajectory:
     r"""Evolve `model` over `ts` and save $\langle E_m\rangle(t)$ (and the states if `save_states`).
 
     Returns a `difflab.Trajectory` whose `ys` holds `expect_re` and `expect_im` (time, observable) and, with
     `save_states`, the state (`psi`, shape (time, 2, n), or `rho`, (time, 2, n, n): [real, imaginary]
-    parts); time in the model's `time_units`. The solver keywords are [`difflab.simulate`][]'s, with its defaults:
-    the backend's solver (docs/backends.md) and the model's controller (PID at rtol 1e-6, atol 1e-8, maximum step
-    half the shortest drive feature). `rtol`, `atol` and `dtmax` are deprecated: pass `stepsize_controller`.
+    parts); time in the model's `time_units`. `options` (a [`SolveOptions`][difflab.SolveOptions], or its fields
+    as keywords) are [`difflab.simulate`][]'s, with its defaults: the backend's solver (docs/backends.md) and the
+    model's controller (PID at rtol 1e-6, atol 1e-8, maximum step half the shortest drive feature; `rtol` and
+    `atol` tighten it). The keyword `dtmax` is deprecated: pass `stepsize_controller`.
     """
-    stepsize_controller = deprecated_tolerances(stepsize_controller, rtol, atol, dtmax, model.drives)
+    dtmax = solve_keywords.pop("dtmax", None)
+    opts = deprecated_dtmax(merge_options(options, solve_keywords, "solve_model"), dtmax)
     ops = tuple(model_operator(E, name=f"exp_ops[{m}]") for m, E in enumerate(exp_ops))
     state_names = tuple(s.name for s in model.states) if save_states else ()
 
@@ -120,12 +114,7 @@ def solve_model(
         model.controls(),
         ts,
         y0=y0,
-        solver=solver,
-        stepsize_controller=stepsize_controller,
-        dt0=dt0,
-        adjoint=adjoint,
-        max_steps=max_steps,
-        throw=throw,
+        options=opts,
         observe=observe,
         observe_info=info,
     )

@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from ..calibration.internal import calibrate
-from ..core.internal import Step, Sum, simulate
+from ..core.internal import SolveOptions, Step, Sum, simulate
 from ._checks import check_positive
 from ._servo import ActuatorServo
 
@@ -75,5 +75,5 @@ def fit_servo(data: xr.Dataset, *, time_constant0: float = 5.0, max_speed0: floa
         params={"time_constant": (0.1, 30.0), "max_speed": (1e-4, 1e-2)},
         optimizer="lm",
         steps=steps,
-        simulate_options={"max_steps": 4096},
+        options=SolveOptions(max_steps=4096),
     )
