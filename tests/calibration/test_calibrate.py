@@ -8,12 +8,11 @@ import numpy as np
 import pytest
 import scipy.optimize
 import xarray as xr
+from _systems import Decay, decay_data
 
 import difflab
 from difflab.calibration import Bounded, Log, Positive, calibrate
 from difflab.calibration._calibrate import TRACES
-
-from ._models import Decay, decay_data
 
 PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
 

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from _systems import Decay, decay_data
 
 from difflab.calibration import Bounded, Positive, calibrate
-
-from ._models import Decay, decay_data
 
 # A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
 pytestmark = pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning")
@@ -66,7 +65,7 @@ def test_checkpoint_of_another_fit_is_refused(tmp_path):
 
 
 def test_checkpoint_of_another_model_class_is_refused(tmp_path):
-    from ._models import OtherDecay
+    from _systems import OtherDecay
 
     path = tmp_path / "fit.nc"
     fit(3, checkpoint=path)

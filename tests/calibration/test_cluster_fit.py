@@ -4,9 +4,9 @@ result equal to the local fit's, several recordings, bad uses refused by name.""
 import jax
 import numpy as np
 import pytest
+from _systems import Decay, decay_data
 
 import difflab
-from calibration._models import Decay, decay_data
 from difflab.calibration._distributed import merge_blocks
 from difflab.ensembles import ClusterError
 

@@ -7,11 +7,10 @@ the first 120 ms (7 spikes), plus 1 mV Gaussian noise; and exact exponential dec
 import jax
 import numpy as np
 import pytest
+from _systems import Decay, decay_data
 
 import difflab
 from difflab.neuron import HodgkinHuxley
-
-from ._models import Decay, decay_data
 
 TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
 BOUNDS = {"gNa": difflab.Bounded(50.0, 200.0), "gK": difflab.Bounded(10.0, 80.0), "gL": difflab.Bounded(0.05, 1.0)}

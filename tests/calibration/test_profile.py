@@ -3,10 +3,9 @@ nearly linear in the parameter, and bad arguments are refused."""
 
 import numpy as np
 import pytest
+from _systems import Decay, decay_data
 
 import difflab
-
-from ._models import Decay, decay_data
 
 PARAMS = {"k": difflab.Positive(), "y0": difflab.Positive()}
 DATA = decay_data(n=201, noise=0.02, seed=8)

@@ -4,10 +4,9 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _systems import Relaxation
 
 import difflab
-
-from ._models import Relaxation
 
 
 def test_parameters_are_found_by_name_and_replaced_keeping_dtype():

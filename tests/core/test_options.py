@@ -3,11 +3,10 @@
 import diffrax
 import numpy as np
 import pytest
+from _systems import Relaxation
 
 import difflab
 from difflab import SolveOptions
-
-from ._models import Relaxation
 
 TS = np.linspace(0.0, 4.0, 9)
 STEP = difflab.Step(1.0, 0.5, 2.5)
@@ -113,7 +112,7 @@ def test_ensemble_and_sweep_take_the_options_object():
 
 
 def test_calibrate_takes_options_and_deprecates_the_dict():
-    from tests.calibration._models import Decay, decay_data
+    from _systems import Decay, decay_data
 
     data = decay_data()
     params = {"k": difflab.Positive()}

@@ -9,11 +9,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _systems import Relaxation
 
 import difflab
 from difflab.neuron import HodgkinHuxley
-
-from ._models import Relaxation
 
 FIXED = diffrax.ConstantStepSize()
 HH_TS = jnp.arange(0.0, 30.0 + 1e-9, 0.025)  # save spacing below the step: several saves per step

@@ -6,11 +6,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _systems import Relaxation, step_response
 
 import difflab
 from difflab.neuron import HodgkinHuxley
-
-from ._models import Relaxation, step_response
 
 TS = jnp.linspace(0.0, 10.0, 101)
 TIGHT = diffrax.PIDController(rtol=1e-10, atol=1e-12)

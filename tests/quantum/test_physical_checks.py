@@ -30,11 +30,11 @@ def test_rabi_qubit_accepts_the_limit_t2_equal_2t1():
 @pytest.mark.parametrize("model", [q.SchrodingerModel, q.LindbladModel])
 def test_unknown_time_units_are_refused(model):
     state = {"psi0": q.basis(2, 0)} if model is q.SchrodingerModel else {"rho0": q.fock_dm(2, 0)}
-    with pytest.raises(ValueError, match=r"`time_units` must be one of \('ns', 'us'\).*got 'parsecs'"):
+    with pytest.raises(ValueError, match=r"time_units must be one of \('ns', 'us'\).*got 'parsecs'"):
         model(q.sigmaz(), time_units="parsecs", **state)
 
 
 def test_a_non_positive_density_matrix_with_unit_trace_is_refused():
     rho = np.array([[1.5, 0.0], [0.0, -0.5]])
-    with pytest.raises(ValueError, match=r"`rho0` must be positive semidefinite.*lowest eigenvalue is -0.5"):
+    with pytest.raises(ValueError, match=r"rho0 must be positive semidefinite.*lowest eigenvalue is -0.5"):
         q.LindbladModel(q.sigmaz(), (), [q.sigmam()], rho0=rho)

@@ -6,31 +6,14 @@ y(t) = y0 e^{-t/tau} + A (1 - e^{-(clip(t, start, stop) - start)/tau}) e^{-(max(
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 import xarray as xr
+from _systems import Relaxation
 
 import difflab
 from difflab import validation as dv
 
 TAU, Y0 = 2.0, 1.0
-
-
-class Relaxation(difflab.AbstractModel):
-    """tau dy/dt = -y + u(t) (y in mV, t in ms)."""
-
-    tau: jnp.ndarray
-    states = (difflab.StateInfo("y", "mV", "relaxing variable"),)
-    time_units = "ms"
-
-    def __init__(self, tau=TAU):
-        self.tau = jnp.asarray(tau, dtype=float)
-
-    def vector_field(self, t, y, args):
-        return {"y": (args(t) - y["y"]) / self.tau}
-
-    def initial_state(self):
-        return {"y": jnp.asarray(Y0)}
 
 
 def exact(t, amplitude, start, stop, tau=TAU, y0=Y0):

@@ -55,21 +55,21 @@ def convert_drives(H0, drives, *, layout: str = "auto") -> tuple[Operator, tuple
     check_hermitian(H0, "H0")
     H0 = model_operator(H0, name="H0", layout=layout)
     if H0.n < 1:
-        raise ValueError(f"`H0` must act on at least one level; got shape {H0.shape}.")
+        raise ValueError(f"H0 must act on at least one level; got shape {H0.shape}")
     return H0, convert_drive_list(drives, H0.n, reference="H0")
 
 
 def convert_drive_list(drives, n: int, *, reference: str = "H") -> tuple[Drive, ...]:
     """Check drives: `Drive`s or `(protocol, operator)` pairs with Hermitian n×n operators."""
     if isinstance(drives, Drive):
-        raise TypeError("`drives` must be a list of Drive terms; got a single Drive: pass [drive]")
+        raise TypeError("drives must be a list of Drive terms; got a single Drive: pass [drive]")
     converted = []
     for j, drive in enumerate(drives):
         if not isinstance(drive, Drive):
             if isinstance(drive, tuple | list) and len(drive) == 2:
                 drive = Drive(*drive)
             else:
-                raise TypeError(f"`drives[{j}]` must be a Drive or a (protocol, operator) pair, got {drive!r}.")
+                raise TypeError(f"drives[{j}] must be a Drive or a (protocol, operator) pair; got {drive!r}")
         check_same_dim(drive.operator, n, f"drives[{j}].operator", reference)
         check_hermitian(drive.operator, f"drives[{j}].operator")
         converted.append(drive)

@@ -58,8 +58,8 @@ def check_finite(x, name: str) -> None:
         return
     bad = ~np.isfinite(m)
     if bad.any():
-        raise ValueError(f"`{name}` must be finite; found {int(bad.sum())} NaN/inf entries, first at index "
-                         f"{np.argwhere(bad)[0].tolist()}.")  # fmt: skip
+        raise ValueError(f"{name} must be finite; found {int(bad.sum())} NaN/inf entries, first at index "
+                         f"{np.argwhere(bad)[0].tolist()}")  # fmt: skip
 
 
 def check_hermitian(x, name: str) -> None:
@@ -69,13 +69,11 @@ def check_hermitian(x, name: str) -> None:
     if m is None:
         return
     if m.ndim < 2 or m.shape[-1] != m.shape[-2]:
-        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {m.shape}.")
+        raise ValueError(f"{name} must be a square matrix (n, n); got shape {m.shape}")
     err = np.abs(m - np.conj(np.swapaxes(m, -1, -2))).max(initial=0.0)
     scale = max(1.0, np.abs(m).max(initial=0.0))
     if err > HERMITIAN_RTOL * scale:
-        raise ValueError(
-            f"`{name}` must be Hermitian (a Hamiltonian or observable); max |{name} - {name}^†| = {err:.3g}."
-        )
+        raise ValueError(f"{name} must be Hermitian (a Hamiltonian or observable); max |{name} - {name}^†| = {err:.3g}")
 
 
 def check_same_dim(x, n: int, name: str, reference: str) -> None:
@@ -84,7 +82,7 @@ def check_same_dim(x, n: int, name: str, reference: str) -> None:
         check_numeric(x, name, f"a numeric ({n}, {n}) array or an Operator")
     shape = (x.n, x.n) if isinstance(x, Operator) else tuple(np.shape(x))[-2:]
     if shape != (n, n):
-        raise ValueError(f"`{name}` has shape {shape} but `{reference}` acts on dimension {n}: expected ({n}, {n}).")
+        raise ValueError(f"{name} has shape {shape} but {reference} acts on dimension {n}: expected ({n}, {n})")
 
 
 def check_ket(psi, n: int, name: str = "psi0") -> None:
@@ -93,22 +91,22 @@ def check_ket(psi, n: int, name: str = "psi0") -> None:
         check_numeric(psi, name, f"a ket: a numeric array of shape ({n},)")
     shape = tuple(np.shape(psi))
     if len(shape) < 1 or shape[-1] != n:
-        raise ValueError(f"`{name}` must be a state vector of dimension {n} (shape (..., {n})), got shape {shape}.")
+        raise ValueError(f"{name} must be a state vector of dimension {n} (shape (..., {n})); got shape {shape}")
     check_finite(psi, name)
     v = _dense(psi)
     if v is None:
         return
     if _looks_like_density(v):
         raise ValueError(
-            f"`{name}` must be a ket of shape ({n},) or ({n}, 1); got shape {shape}, Hermitian with trace 1: it looks "
-            "like a density matrix. Pass a ket, or use mesolve (rho0) for a density matrix."
+            f"{name} must be a ket of shape ({n},) or ({n}, 1); got shape {shape}, Hermitian with trace 1: it looks "
+            "like a density matrix. Pass a ket, or use mesolve (rho0) for a density matrix"
         )
     norm = np.linalg.norm(v, axis=-1)
     off = np.abs(norm - 1.0) > NORM_ATOL
     if np.any(off):
         where = np.argwhere(off)[0]
         at = f"[{', '.join(map(str, where))}]" if len(shape) > 1 else ""
-        raise ValueError(f"`{name}{at}` must have unit norm; got norm {norm[tuple(where)]:.12g}.")
+        raise ValueError(f"{name}{at} must have unit norm; got norm {norm[tuple(where)]:.12g}")
 
 
 def _looks_like_density(v: np.ndarray) -> bool:
@@ -124,7 +122,7 @@ def check_density(rho, n: int, name: str = "rho0") -> None:
     """Raise `ValueError` unless `rho` has shape (..., n, n), is Hermitian and has unit trace."""
     shape = tuple(np.shape(rho))
     if len(shape) < 2 or shape[-2:] != (n, n):
-        raise ValueError(f"`{name}` must be a density matrix of dimension {n} (shape (..., {n}, {n})), got {shape}.")
+        raise ValueError(f"{name} must be a density matrix of dimension {n} (shape (..., {n}, {n})); got {shape}")
     m = _dense(rho)
     if m is None:
         return
@@ -132,12 +130,12 @@ def check_density(rho, n: int, name: str = "rho0") -> None:
     trace = np.trace(m, axis1=-2, axis2=-1)
     if np.any(np.abs(trace - 1.0) > NORM_ATOL):
         bad = trace.ravel()[np.argmax(np.abs(trace.ravel() - 1.0))]
-        raise ValueError(f"`{name}` must have trace 1; got trace {bad.real:.12g}.")
+        raise ValueError(f"{name} must have trace 1; got trace {bad.real:.12g}")
     lowest = float(np.linalg.eigvalsh(m).min())
     if lowest < -NORM_ATOL:
         raise ValueError(
-            f"`{name}` must be positive semidefinite (a density matrix has no negative probabilities); its "
-            f"lowest eigenvalue is {lowest:.6g}."
+            f"{name} must be positive semidefinite (a density matrix has no negative probabilities); its "
+            f"lowest eigenvalue is {lowest:.6g}"
         )
 
 
@@ -156,5 +154,5 @@ TIME_UNITS = ("ns", "us")
 def check_time_units(time_units) -> str:
     """Raise `ValueError` unless `time_units` is one of `TIME_UNITS` (frequencies are in rad per this unit)."""
     if time_units not in TIME_UNITS:
-        raise ValueError(f"`time_units` must be one of {TIME_UNITS} (frequencies in rad per unit); got {time_units!r}")
+        raise ValueError(f"time_units must be one of {TIME_UNITS} (frequencies in rad per unit); got {time_units!r}")
     return time_units

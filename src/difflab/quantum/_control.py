@@ -32,14 +32,14 @@ def _check_settings(anharmonicity, duration, sigma, target, steps, learning_rate
         ("learning_rate", learning_rate, ""),
     ):
         if not (np.ndim(value) == 0 and 0 < float(value) < np.inf):
-            raise ValueError(f"`{name}` must be finite and > 0 {units}".rstrip() + f"; got {value!r}.")
+            raise ValueError(f"{name} must be finite and > 0 {units}".rstrip() + f"; got {value!r}")
     if not (np.ndim(anharmonicity) == 0 and np.isfinite(anharmonicity) and anharmonicity != 0):
-        raise ValueError(f"`anharmonicity` must be finite and non-zero (rad/ns); got {anharmonicity!r}.")
+        raise ValueError(f"anharmonicity must be finite and non-zero (rad/ns); got {anharmonicity!r}")
     if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
-        raise ValueError(f"`steps` must be a positive integer; got {steps!r}.")
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
     t = np.asarray(target)
     if t.shape != (2, 2) or not np.issubdtype(t.dtype, np.number) or not np.allclose(t.conj().T @ t, np.eye(2)):
-        raise ValueError(f"`target` must be a 2×2 unitary (the gate on |0>, |1>); got {target!r}.")
+        raise ValueError(f"target must be a 2×2 unitary (the gate on |0>, |1>); got {target!r}")
 
 
 def _infidelity(u, scale, anharmonicity, duration, sigma, target, levels):

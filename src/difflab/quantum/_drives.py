@@ -51,7 +51,7 @@ class Controls(AbstractProtocol):
     def __init__(self, *protocols: AbstractProtocol):
         for i, p in enumerate(protocols):
             if not isinstance(p, AbstractProtocol):
-                raise TypeError(f"`protocols[{i}]` must be a difflab protocol, got {type(p).__name__}.")
+                raise TypeError(f"protocols[{i}] must be a difflab protocol; got {type(p).__name__}")
         self.protocols = tuple(protocols)
 
     def __call__(self, t: ArrayLike) -> Float[Array, " drives"]:

@@ -194,7 +194,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     check_numeric(ts, "ts", f"a 1-D numeric array of save times ({time_units})")
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:
-        raise ValueError(f"`ts` must be 1-D with at least 2 times, got shape {ts.shape}.")
+        raise ValueError(f"ts must be 1-D with at least 2 times; got shape {ts.shape}")
     check_finite(ts, "ts")
     check_increasing(ts, "ts")
     H0, b_H = _hamiltonian(H, layout)
@@ -203,7 +203,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     jumps, b_jumps = _jump_operators(jump_ops, n, layout)
     sizes = {b for b in (b_H, *b_jumps) if b is not None}
     if len(sizes) > 1:
-        raise ValueError(f"Batched `H` and `jump_ops` must share one batch size, got sizes {sorted(sizes)}.")
+        raise ValueError(f"Batched H and jump_ops must share one batch size; got sizes {sorted(sizes)}")
     n_batch = sizes.pop() if sizes else None
     coords = _batch_coords(batch_coords, n_batch, batch_dim)  # before the solve, which may take long
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
@@ -235,9 +235,9 @@ _RESERVED_DIMS = ("time", "observable", "initial_state", "level", "row", "col")
 def _check_labels(batch_dim, save_states) -> None:
     """`batch_dim` a new dimension name (one that clashes was merged into, or fought with, the Dataset's own)."""
     if not isinstance(batch_dim, str) or batch_dim in _RESERVED_DIMS:
-        raise ValueError(f"`batch_dim` must be a name other than {_RESERVED_DIMS}; got {batch_dim!r}")
+        raise ValueError(f"batch_dim must be a name other than {_RESERVED_DIMS}; got {batch_dim!r}")
     if not isinstance(save_states, bool | np.bool_):
-        raise TypeError(f"`save_states` must be True or False; got {type(save_states).__name__} {save_states!r}")
+        raise TypeError(f"save_states must be True or False; got {type(save_states).__name__} {save_states!r}")
 
 
 def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:
@@ -255,7 +255,7 @@ def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:
         check_hermitian(H, "H")
         H0, b_H = as_operator_batch(H, name="H", layout=layout)
     if H0.n < 1:
-        raise ValueError(f"`H` must act on at least one level; got shape {H0.shape}")
+        raise ValueError(f"H must act on at least one level; got shape {H0.shape}")
     return H0, b_H
 
 
@@ -278,7 +278,7 @@ def _batch_coords(batch_coords, n_batch: int | None, batch_dim: str) -> tuple:
         if size != n_batch:
             expected = f"{n_batch} values (one per member of the batch of H / jump_ops)" if n_batch else "no batch"
             raise ValueError(
-                f"`batch_coords[{key!r}]` must be 1-D with {expected} along {batch_dim!r}; got shape {np.shape(values)}"
+                f"batch_coords[{key!r}] must be 1-D with {expected} along {batch_dim!r}; got shape {np.shape(values)}"
             )
     return tuple((key, tuple(np.asarray(values).tolist())) for key, values in (batch_coords or {}).items())
 
@@ -299,7 +299,7 @@ def _operator_list(ops, name: str):
     """`ops` as a sequence of operators: a lone operator would be iterated row by row, so it is refused."""
     if isinstance(ops, Operator) or (not isinstance(ops, list | tuple | Mapping) and np.ndim(ops) == 2):
         shape = (ops.n, ops.n) if isinstance(ops, Operator) else np.shape(ops)
-        raise TypeError(f"`{name}` must be a list of operators; got a single operator of shape {shape}: pass [op]")
+        raise TypeError(f"{name} must be a list of operators; got a single operator of shape {shape}: pass [op]")
     return ops
 
 

@@ -89,10 +89,10 @@ class Operator(eqx.Module):
 
     def __mul__(self, c) -> Operator:
         if isinstance(c, Operator):
-            raise TypeError("Use `@` to multiply two operators; `*` scales by a number.")
+            raise TypeError("Use @ to multiply two operators; * scales by a number")
         c = jnp.asarray(c)
         if c.ndim != 0:
-            raise ValueError(f"An operator can only be scaled by a scalar, got shape {c.shape}.")
+            raise ValueError(f"An operator can only be scaled by a scalar; got shape {c.shape}")
         if not jnp.iscomplexobj(c):
             return Operator(self.re.scale(c), self.im.scale(c))
         a, b = jnp.real(c), jnp.imag(c)
@@ -113,7 +113,7 @@ class Operator(eqx.Module):
 
 def _check_same_n(a: Operator, b: Operator) -> None:
     if a.n != b.n:
-        raise ValueError(f"Operator dimensions do not match: {a.n}×{a.n} and {b.n}×{b.n}.")
+        raise ValueError(f"Operator dimensions do not match: {a.n}×{a.n} and {b.n}×{b.n}")
 
 
 def _is_concrete(x) -> bool:
@@ -130,14 +130,14 @@ def _refuse_nonfinite(values: np.ndarray, name: str) -> None:
     if bad.any():
         first = np.argwhere(bad)[0].tolist()
         raise ValueError(
-            f"`{name}` must be finite; found {int(bad.sum())} NaN/inf entries, first at index {first} "
-            f"({values[tuple(first)]})."
+            f"{name} must be finite; found {int(bad.sum())} NaN/inf entries, first at index {first} "
+            f"({values[tuple(first)]})"
         )
 
 
 def _flag_nonfinite(x: Array, name: str) -> Array:
     """Traced `x` with an `eqx.error_if` that fires when the compiled program meets a NaN/inf entry."""
-    return eqx.error_if(x, ~jnp.all(jnp.isfinite(x)), f"`{name}` must be finite; got NaN/inf entries")
+    return eqx.error_if(x, ~jnp.all(jnp.isfinite(x)), f"{name} must be finite; got NaN/inf entries")
 
 
 def check_numeric(x, name: str, expected: str = "a numeric (n, n) array (e.g. q.sigmax()) or an Operator") -> None:
@@ -147,7 +147,7 @@ def check_numeric(x, name: str, expected: str = "a numeric (n, n) array (e.g. q.
         dtype = np.asarray(x).dtype
     if not np.issubdtype(dtype, np.number):
         shown = repr(x) if len(repr(x)) <= 60 else repr(x)[:57] + "..."
-        raise TypeError(f"`{name}` must be {expected}; got {type(x).__name__} {shown}")
+        raise TypeError(f"{name} must be {expected}; got {type(x).__name__} {shown}")
 
 
 def checked_operator(op: Operator, name: str = "operator") -> Operator:
@@ -171,7 +171,7 @@ def _check_square(x, name: str) -> Array:
         check_numeric(x, name)
     x = jnp.asarray(x)
     if x.ndim != 2 or x.shape[0] != x.shape[1]:
-        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {x.shape}.")
+        raise ValueError(f"{name} must be a square matrix (n, n); got shape {x.shape}")
     return x
 
 
@@ -186,13 +186,13 @@ def _dia_parts(x, name: str) -> tuple[RealDia, RealDia]:
     """The real and imaginary parts of a concrete square array, each keeping its non-zero diagonals."""
     if not _is_concrete(x):
         raise ValueError(
-            f"`{name}` is a traced array, so its sparsity cannot be read; convert the constant part with `dia` "
-            "first and scale it by the traced parameter (`g * dia(H)`)."
+            f"{name} is a traced array, so its sparsity cannot be read; convert the constant part with dia "
+            "first and scale it by the traced parameter (g * dia(H))"
         )
     check_numeric(x, name)
     xn = np.asarray(x)
     if xn.ndim != 2 or xn.shape[0] != xn.shape[1]:
-        raise ValueError(f"`{name}` must be a square matrix (n, n), got shape {xn.shape}.")
+        raise ValueError(f"{name} must be a square matrix (n, n); got shape {xn.shape}")
     _refuse_nonfinite(xn, name)
     re, im = np.real(xn), np.imag(xn)
     return RealDia.from_dense(re, _layout.detect_offsets(re)), RealDia.from_dense(im, _layout.detect_offsets(im))
@@ -222,7 +222,7 @@ def as_operator(x, *, name: str = "operator", layout: str = "auto") -> Operator:
     `max(3, n // 4)` non-zero diagonals per part and densely otherwise, and stores traced arrays densely.
     """
     if layout not in ("auto", "dia", "dense"):
-        raise ValueError(f"`layout` must be 'auto', 'dia' or 'dense', got {layout!r}.")
+        raise ValueError(f"layout must be 'auto', 'dia' or 'dense'; got {layout!r}")
     if isinstance(x, Operator):
         return x if layout != "dense" else dense(x)
     if layout == "dense":
@@ -254,7 +254,7 @@ def as_operator_batch(x, *, name: str = "operator", layout: str = "auto") -> tup
     if x.ndim == 2:
         return as_operator(x, name=name, layout=layout), None
     if x.ndim != 3 or x.shape[1] != x.shape[2]:
-        raise ValueError(f"`{name}` must be (n, n) or a batch (b, n, n), got shape {x.shape}.")
+        raise ValueError(f"{name} must be (n, n) or a batch (b, n, n); got shape {x.shape}")
     x = _finite_array(x, name)  # before the scan of the union of diagonals, which would drop a NaN entry
     if layout == "dense" or not _is_concrete(x):
         return Operator(RealDense(jnp.real(x)), RealDense(jnp.imag(x))), x.shape[0]

@@ -54,9 +54,9 @@ class GaussianPulse(AbstractProtocol):
         for name, value in (("amplitude", self.amplitude), ("center", self.center), ("sigma", self.sigma)):
             check_finite(value, f"GaussianPulse.{name}")  # a NaN amplitude would drive the system with NaN
         if is_concrete(self.sigma) and not np.all(np.asarray(self.sigma) > 0):
-            raise ValueError(f"`sigma` must be > 0 (time units), got {sigma}.")
+            raise ValueError(f"sigma must be > 0 (time units); got {sigma}")
         if self.width is not None and is_concrete(self.width) and not np.all(np.asarray(self.width) > 0):
-            raise ValueError(f"`width` must be > 0 (time units), got {width}.")  # NaN and inf too
+            raise ValueError(f"width must be > 0 (time units); got {width}")  # NaN and inf too
 
     def __call__(self, t: ArrayLike) -> Array:
         x = (t - self.center) / self.sigma
@@ -93,8 +93,8 @@ class PiecewiseConstant(AbstractProtocol):
         times, values = jnp.asarray(times, dtype=float), jnp.asarray(values, dtype=float)
         if times.ndim != 1 or values.ndim != 1 or times.shape[0] != values.shape[0] + 1:
             raise ValueError(
-                "`times` must hold one more edge than `values` has segments (both 1-D); "
-                f"got times {times.shape} and values {values.shape}."
+                "times must hold one more edge than values has segments (both 1-D); "
+                f"got times {times.shape} and values {values.shape}"
             )
         check_finite(times, "times")  # NaN edges pass the increasing test (every comparison is false)
         check_increasing(times, "times")

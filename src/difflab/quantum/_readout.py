@@ -33,7 +33,7 @@ class Readout(eqx.Module):
     def __init__(self, eps_g: ArrayLike = 0.0, eps_e: ArrayLike = 0.0):
         for name, value in (("eps_g", eps_g), ("eps_e", eps_e)):
             if np.ndim(value) != 0 or not 0.0 <= float(np.asarray(value)) < 0.5:  # NaN fails too
-                raise ValueError(f"`{name}` must lie in [0, 0.5), got {value}.")
+                raise ValueError(f"{name} must lie in [0, 0.5); got {value}")
         self.eps_g = jnp.asarray(eps_g, dtype=float)
         self.eps_e = jnp.asarray(eps_e, dtype=float)
 
@@ -44,7 +44,7 @@ class Readout(eqx.Module):
     def sample(self, p_excited: Float[ArrayLike, "..."], shots: int, rng: np.random.Generator) -> np.ndarray:
         """Measured fractions: binomial draws of `shots` single-shot readouts per sample (shot noise)."""
         if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots < 1:
-            raise ValueError(f"`shots` must be a positive integer (readouts per sample); got {shots!r}.")
+            raise ValueError(f"shots must be a positive integer (readouts per sample); got {shots!r}")
         check_finite(p_excited, "p_excited")
         p = np.clip(np.asarray(self.excited_fraction(p_excited)), 0.0, 1.0)
         return rng.binomial(shots, p) / shots

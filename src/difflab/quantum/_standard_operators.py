@@ -52,7 +52,7 @@ def _dtype():
 
 def _check_dim(dim: int, name: str = "dim") -> int:
     if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {dim!r}.")
+        raise ValueError(f"{name} must be a positive integer; got {dim!r}")
     return int(dim)  # a NumPy integer too (a size read from data), as a Python int for the static shapes
 
 
@@ -123,15 +123,13 @@ def tensor(*operators: Complex[Array, "..."]) -> Complex[Array, "..."]:
     qubit ⊗ cavity space. All factors must have the same rank (all matrices or all vectors).
     """
     if not operators:
-        raise ValueError("`tensor` needs at least one operator.")
+        raise ValueError("tensor needs at least one operator")
     for i, op in enumerate(operators):
         if not isinstance(op, jax.core.Tracer) and not np.issubdtype(np.asarray(op).dtype, np.number):
-            raise TypeError(
-                f"`tensor` factor {i} must be a numeric matrix or vector; got {type(op).__name__} {op!r:.60}"
-            )
+            raise TypeError(f"tensor factor {i} must be a numeric matrix or vector; got {type(op).__name__} {op!r:.60}")
     ops = [jnp.asarray(op) for op in operators]
     ranks = {op.ndim for op in ops}
     if len(ranks) != 1 or ranks.pop() not in (1, 2):
         shapes = [op.shape for op in ops]
-        raise ValueError(f"`tensor` factors must all be vectors or all be matrices, got shapes {shapes}.")
+        raise ValueError(f"tensor factors must all be vectors or all be matrices; got shapes {shapes}")
     return functools.reduce(jnp.kron, ops)

@@ -33,9 +33,9 @@ def basis(dim: int, index: int) -> Complex[Array, " dim"]:
 def _basis(dim: int, index: int, name: str) -> Complex[Array, " dim"]:
     dim = _check_dim(dim)
     if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-        raise ValueError(f"`{name}` must be an integer level in [0, {dim - 1}]; got {type(index).__name__} {index!r}.")
+        raise ValueError(f"{name} must be an integer level in [0, {dim - 1}]; got {type(index).__name__} {index!r}")
     if not 0 <= index < dim:
-        raise ValueError(f"`{name}` must lie in [0, {dim - 1}] for dim={dim}, got {index}.")
+        raise ValueError(f"{name} must lie in [0, {dim - 1}] for dim={dim}; got {index}")
     return jnp.zeros(dim, dtype=_dtype()).at[index].set(1.0)
 
 
@@ -71,7 +71,7 @@ def coherent(
     dim = _check_dim(dim)
     _check_alpha(alpha)
     if isinstance(max_lost_weight, bool) or not 0 <= max_lost_weight <= 1:  # NaN fails too
-        raise ValueError(f"`max_lost_weight` must lie in [0, 1] (a weight); got {max_lost_weight!r}.")
+        raise ValueError(f"max_lost_weight must lie in [0, 1] (a weight); got {max_lost_weight!r}")
     state, kept = _coherent(dim, alpha)
     if is_concrete(kept):
         if not 1.0 - float(kept) <= max_lost_weight:  # NaN (an overflowing alpha) is refused too
@@ -98,9 +98,9 @@ def _check_alpha(alpha) -> None:
     if not is_concrete(alpha):
         return
     if isinstance(alpha, str) or not np.issubdtype(np.asarray(alpha).dtype, np.number) or np.ndim(alpha) != 0:
-        raise ValueError(f"`alpha` must be a complex scalar (dimensionless); got {type(alpha).__name__} {alpha!r}.")
+        raise ValueError(f"alpha must be a complex scalar (dimensionless); got {type(alpha).__name__} {alpha!r}")
     if not np.isfinite(np.asarray(alpha)):
-        raise ValueError(f"`alpha` must be finite; got {np.asarray(alpha).item()}.")
+        raise ValueError(f"alpha must be finite; got {np.asarray(alpha).item()}")
 
 
 def _truncation_message(dim: int, alpha, kept: float | None, limit: float) -> str:
@@ -120,5 +120,5 @@ def ket2dm(psi: Complex[Array, " dim"]) -> Complex[Array, "dim dim"]:
     if psi.ndim == 2 and psi.shape[1] == 1:
         psi = psi[:, 0]
     if psi.ndim != 1:
-        raise ValueError(f"`psi` must be a ket (1-D array), got shape {psi.shape}.")
+        raise ValueError(f"psi must be a ket (1-D array); got shape {psi.shape}")
     return jnp.outer(psi, jnp.conj(psi))

@@ -49,9 +49,9 @@ def transmon(
 ) -> SchrodingerModel:
     """`SchrodingerModel` of the driven transmon above; `pulses` = (Ω_x protocol, Ω_y protocol), time in ns."""
     if isinstance(levels, bool) or not isinstance(levels, numbers.Integral) or levels < 2:
-        raise ValueError(f"`levels` must be an integer >= 2, got {levels!r}.")
+        raise ValueError(f"levels must be an integer >= 2; got {levels!r}")
     if not isinstance(pulses, tuple | list) or len(pulses) != 2:
-        raise ValueError(f"`pulses` must be the pair (Omega_x protocol, Omega_y protocol) in rad/ns; got {pulses!r}.")
+        raise ValueError(f"pulses must be the pair (Omega_x protocol, Omega_y protocol) in rad/ns; got {pulses!r}")
     a = np.asarray(destroy(levels))
     kerr = dia(a.conj().T @ a.conj().T @ a @ a)
     H0 = detuning * dia(number(levels)) + (0.5 * jnp.asarray(anharmonicity)) * kerr
@@ -63,7 +63,7 @@ def transmon(
 def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, atol=1e-10) -> Array:
     r"""$V_{jk} = \langle j|U(T)|k\rangle$ for $j, k \in \{0, 1\}$: the computational block of the propagator."""
     if is_concrete(duration) and not (np.ndim(duration) == 0 and 0 < float(duration) < np.inf):
-        raise ValueError(f"`duration` must be a finite time > 0 (ns); got {duration!r}.")
+        raise ValueError(f"duration must be a finite time > 0 (ns); got {duration!r}")
     n = model.dim
     columns = jnp.stack([jnp.eye(n)[:, :2], jnp.zeros((n, 2))])  # kets |0>, |1> as columns, [re, im]
     control = controller_for(model, rtol, atol)

@@ -68,19 +68,19 @@ def energy(
             backprop otherwise).
     """
     if not isinstance(hamiltonian, PauliSum):
-        raise TypeError(f"`hamiltonian` must be a PauliSum; got {type(hamiltonian).__name__}.")
+        raise TypeError(f"hamiltonian must be a PauliSum; got {type(hamiltonian).__name__}")
     if not isinstance(circuit, Circuit):
-        raise TypeError(f"`circuit` must be a Circuit; got {type(circuit).__name__}.")
+        raise TypeError(f"circuit must be a Circuit; got {type(circuit).__name__}")
     n = circuit.n_wires
     if hamiltonian.n_wires != n:
-        raise ValueError(f"`hamiltonian` acts on {hamiltonian.n_wires} wires but `circuit` has {n}.")
+        raise ValueError(f"hamiltonian acts on {hamiltonian.n_wires} wires but circuit has {n}")
     circuit._check_pure()
     if gradient not in ("auto", "adjoint", "backprop"):
-        raise ValueError(f"`gradient` must be 'auto', 'adjoint' or 'backprop'; got {gradient!r}.")
+        raise ValueError(f"gradient must be 'auto', 'adjoint' or 'backprop'; got {gradient!r}")
     psi = zero_state(n) if psi0 is None else _check_ket(psi0, n)
     blocker = _adjoint_blocker(circuit)
     if gradient == "adjoint" and blocker:
-        raise ValueError(f"`gradient='adjoint'` cannot run this circuit: {blocker}; use gradient='backprop'.")
+        raise ValueError(f"gradient='adjoint' cannot run this circuit: {blocker}; use gradient='backprop'")
     if gradient == "backprop" or blocker:
         return expectation(hamiltonian, circuit.statevector(psi))
     return _adjoint_energy(circuit, hamiltonian, psi)

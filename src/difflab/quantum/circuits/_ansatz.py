@@ -28,7 +28,7 @@ __all__ = ["h2_ansatz", "hardware_efficient", "qaoa"]
 def hardware_efficient(params: Array) -> Circuit:
     """RY/RZ layers + CNOT ladders; `params` shape (layers, n_wires, 2) gives the RY and RZ angles."""
     if np.ndim(params) != 3 or np.shape(params)[2] != 2 or np.shape(params)[1] < 2:
-        raise ValueError(f"`params` must have shape (layers, n_wires >= 2, 2); got {np.shape(params)}.")
+        raise ValueError(f"params must have shape (layers, n_wires >= 2, 2); got {np.shape(params)}")
     layers, n, _ = np.shape(params)
     ops: list[AbstractGate] = []
     for layer in range(layers):
@@ -42,8 +42,8 @@ def qaoa(edges: Sequence[tuple[int, int]], n_wires: int, gammas: ArrayLike, beta
     """QAOA circuit for MaxCut of `edges` with `len(gammas)` = `len(betas)` = p layers."""
     edges = _check_edges(edges, n_wires)
     if np.ndim(gammas) != 1 or np.shape(gammas) != np.shape(betas):
-        raise ValueError(f"`gammas` and `betas` must be 1-D of equal length p; got shapes {np.shape(gammas)} and "
-                         f"{np.shape(betas)}.")  # fmt: skip
+        raise ValueError(f"gammas and betas must be 1-D of equal length p; got shapes {np.shape(gammas)} and "
+                         f"{np.shape(betas)}")  # fmt: skip
     gammas, betas = jnp.asarray(gammas), jnp.asarray(betas)
     ops: list[AbstractGate] = [H(w) for w in range(n_wires)]
     for layer in range(gammas.shape[0]):

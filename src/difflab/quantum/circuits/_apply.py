@@ -208,12 +208,12 @@ def as_wires(name: str, wires, n_wires: int | None = None) -> tuple[int, ...]:
     """
     ws = tuple(wires) if isinstance(wires, list | tuple | np.ndarray) else (wires,)
     if not ws or not all(isinstance(w, int | np.integer) and not isinstance(w, bool) for w in ws):
-        raise ValueError(f"`{name}` must be one or more integer wire indices; got {wires!r}.")
+        raise ValueError(f"{name} must be one or more integer wire indices; got {wires!r}")
     ws = tuple(int(w) for w in ws)
     if len(set(ws)) != len(ws):
-        raise ValueError(f"`{name}` must be distinct wires; got {ws!r}.")
+        raise ValueError(f"{name} must be distinct wires; got {ws!r}")
     if any(w < 0 for w in ws):
-        raise ValueError(f"`{name}` must be non-negative wire indices; got {ws!r}.")
+        raise ValueError(f"{name} must be non-negative wire indices; got {ws!r}")
     if n_wires is not None and any(w >= n_wires for w in ws):
-        raise ValueError(f"`{name}` must lie in range(0, {n_wires}) for a {n_wires}-qubit circuit; got {ws!r}.")
+        raise ValueError(f"{name} must lie in range(0, {n_wires}) for a {n_wires}-qubit circuit; got {ws!r}")
     return ws

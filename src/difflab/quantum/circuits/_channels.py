@@ -62,16 +62,16 @@ def _probability(value: ArrayLike, name: str) -> Array:
     if is_concrete(value):
         v = np.asarray(value, dtype=float)
         if v.shape != () or not 0.0 <= float(v) <= 1.0:
-            raise ValueError(f"`{name}` must be a probability in [0, 1]; got {value!r}.")
+            raise ValueError(f"{name} must be a probability in [0, 1]; got {value!r}")
         return jnp.asarray(value, dtype=float)
     p = jnp.asarray(value, dtype=float)  # traced: flagged when the compiled program runs (NaN fails too)
-    return eqx.error_if(p, ~jnp.all((p >= 0) & (p <= 1)), f"`{name}` must be a probability in [0, 1].")
+    return eqx.error_if(p, ~jnp.all((p >= 0) & (p <= 1)), f"{name} must be a probability in [0, 1]")
 
 
 def _one_wire(wire) -> tuple[int, ...]:
     wires = as_wires("wire", wire)
     if len(wires) != 1:
-        raise ValueError(f"`wire` must be a single wire; got {wires!r}.")
+        raise ValueError(f"wire must be a single wire; got {wires!r}")
     return wires
 
 
@@ -86,13 +86,13 @@ class Kraus(AbstractChannel):
         d = 2 ** len(self.wires)
         shape = np.shape(operators)
         if len(shape) != 3 or shape[1:] != (d, d):
-            raise ValueError(f"`operators` must have shape (K, {d}, {d}) for {len(self.wires)} wire(s); got {shape}.")
+            raise ValueError(f"operators must have shape (K, {d}, {d}) for {len(self.wires)} wire(s); got {shape}")
         if is_concrete(operators):
             k = np.asarray(operators, dtype=complex)
             err = np.abs(np.einsum("kji,kjl->il", k.conj(), k) - np.eye(d)).max()
             if not err <= KRAUS_ATOL:
-                raise ValueError(f"`operators` must satisfy Σ K†K = 1 (trace preservation): max |Σ K†K − 1| = "
-                                 f"{err:.3g} exceeds {KRAUS_ATOL:g}.")  # fmt: skip
+                raise ValueError(f"operators must satisfy Σ K†K = 1 (trace preservation): max |Σ K†K − 1| = "
+                                 f"{err:.3g} exceeds {KRAUS_ATOL:g}")  # fmt: skip
         self.operators = jnp.asarray(operators, dtype=complex)
 
     def kraus(self) -> Array:

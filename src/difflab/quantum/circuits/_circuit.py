@@ -57,11 +57,11 @@ class Circuit(eqx.Module):
 
     def __init__(self, n_wires: int, operations: Sequence):
         if isinstance(n_wires, bool) or not isinstance(n_wires, int | np.integer) or n_wires < 1:
-            raise ValueError(f"`n_wires` must be a positive integer; got {n_wires!r}.")
+            raise ValueError(f"n_wires must be a positive integer; got {n_wires!r}")
         self.n_wires = int(n_wires)
         for i, op in enumerate(operations):
             if not isinstance(op, AbstractGate | AbstractChannel):
-                raise TypeError(f"`operations[{i}]` must be a gate or a channel; got {type(op).__name__}.")
+                raise TypeError(f"operations[{i}] must be a gate or a channel; got {type(op).__name__}")
             try:
                 as_wires(f"operations[{i}].wires", op.wires, self.n_wires)
             except ValueError as err:
@@ -91,8 +91,8 @@ class Circuit(eqx.Module):
     def _check_pure(self) -> None:
         for i, op in enumerate(self.operations):
             if isinstance(op, AbstractChannel):
-                raise ValueError(f"`operations[{i}]` is a noise channel ({type(op).__name__}): simulate a noisy "
-                                 "circuit with `density_matrix`.")  # fmt: skip
+                raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}): simulate a noisy "
+                                 "circuit with density_matrix")  # fmt: skip
 
     def density_matrix(self, rho0: ArrayLike | None = None, *, scan: bool = True) -> Array:
         """The final density matrix (2ⁿ, 2ⁿ) from `rho0` (a density matrix or a ket; default |0…0⟩⟨0…0|).
@@ -117,7 +117,7 @@ class Circuit(eqx.Module):
         n = self.n_wires
         for op in self.operations:
             if isinstance(op, AbstractChannel):
-                raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary.")
+                raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary")
 
         def step(op, columns):
             return op.apply(columns.reshape((2,) * n + (2**n,))).reshape(2**n, 2**n)
@@ -127,35 +127,35 @@ class Circuit(eqx.Module):
 
 def _check_ket(psi0, n: int) -> Array:
     if np.shape(psi0) != (2**n,):
-        raise ValueError(f"`psi0` must have shape ({2**n},) for {n} wires; got {np.shape(psi0)}.")
+        raise ValueError(f"psi0 must have shape ({2**n},) for {n} wires; got {np.shape(psi0)}")
     if is_concrete(psi0):
         if not np.all(np.isfinite(np.asarray(psi0))):
-            raise ValueError("`psi0` must be finite; got NaN/inf entries.")
+            raise ValueError("psi0 must be finite; got NaN/inf entries")
         norm = float(np.linalg.norm(np.asarray(psi0)))
         if not abs(norm - 1) <= STATE_ATOL:
-            raise ValueError(f"`psi0` must be normalised; got norm {norm:.12g}.")
+            raise ValueError(f"psi0 must be normalised; got norm {norm:.12g}")
         return jnp.asarray(psi0, dtype=complex)
     psi = jnp.asarray(psi0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
     norm = jnp.linalg.norm(psi)
-    return eqx.error_if(psi, ~(jnp.abs(norm - 1) <= STATE_ATOL), "`psi0` must be a finite, normalised ket.")
+    return eqx.error_if(psi, ~(jnp.abs(norm - 1) <= STATE_ATOL), "psi0 must be a finite, normalised ket")
 
 
 def _check_density(rho0, n: int) -> Array:
     if np.shape(rho0) != (2**n, 2**n):
-        raise ValueError(f"`rho0` must have shape ({2**n}, {2**n}) for {n} wires; got {np.shape(rho0)}.")
+        raise ValueError(f"rho0 must have shape ({2**n}, {2**n}) for {n} wires; got {np.shape(rho0)}")
     if is_concrete(rho0):
         r = np.asarray(rho0, dtype=complex)
         if not np.all(np.isfinite(r)):
-            raise ValueError("`rho0` must be finite; got NaN/inf entries.")
+            raise ValueError("rho0 must be finite; got NaN/inf entries")
         trace = np.trace(r)
         if not abs(trace - 1) <= STATE_ATOL or not np.abs(r - r.conj().T).max() <= STATE_ATOL:
-            raise ValueError(f"`rho0` must be Hermitian with unit trace; got trace {trace:.12g}.")
+            raise ValueError(f"rho0 must be Hermitian with unit trace; got trace {trace:.12g}")
         lowest = float(np.linalg.eigvalsh(0.5 * (r + r.conj().T)).min())
         if lowest < -STATE_ATOL:  # a negative eigenvalue gives negative probabilities
-            raise ValueError(f"`rho0` must be positive semidefinite; its lowest eigenvalue is {lowest:.6g}.")
+            raise ValueError(f"rho0 must be positive semidefinite; its lowest eigenvalue is {lowest:.6g}")
         return jnp.asarray(r)
     rho = jnp.asarray(rho0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
     hermitian = 0.5 * (rho + rho.conj().T)
     ok = (jnp.abs(jnp.trace(rho) - 1) <= STATE_ATOL) & (jnp.max(jnp.abs(rho - rho.conj().T)) <= STATE_ATOL)
     ok = ok & (jnp.linalg.eigvalsh(hermitian).min() >= -STATE_ATOL)
-    return eqx.error_if(rho, ~ok, "`rho0` must be a finite density matrix (Hermitian, unit trace, positive).")
+    return eqx.error_if(rho, ~ok, "rho0 must be a finite density matrix (Hermitian, unit trace, positive)")

@@ -93,12 +93,12 @@ class Gate(AbstractGate):
 
     def __init__(self, name: str, wires):
         if name not in FIXED:
-            raise ValueError(f"`name` must be one of {sorted(FIXED)}; got {name!r}.")
+            raise ValueError(f"name must be one of {sorted(FIXED)}; got {name!r}")
         self.name = name
         self.wires = as_wires("wires", wires)
         want = int(np.log2(FIXED[name].shape[0]))
         if len(self.wires) != want:
-            raise ValueError(f"`wires` of gate {name} must hold {want} wire(s); got {self.wires!r}.")
+            raise ValueError(f"wires of gate {name} must hold {want} wire(s); got {self.wires!r}")
 
     def matrix(self) -> Array:
         return jnp.asarray(FIXED[self.name])
@@ -121,8 +121,8 @@ class PauliRotation(AbstractGate):
     def __init__(self, theta: ArrayLike, pauli: str, wires):
         self.wires = as_wires("wires", wires)
         if not pauli or set(pauli) - set("XYZ") or len(pauli) != len(self.wires):
-            raise ValueError(f"`pauli` must be a word over 'XYZ' with one letter per wire ({len(self.wires)}); "
-                             f"got {pauli!r}.")  # fmt: skip
+            raise ValueError(f"pauli must be a word over 'XYZ' with one letter per wire ({len(self.wires)}); "
+                             f"got {pauli!r}")  # fmt: skip
         self.theta = as_angle(theta, "theta")
         self.pauli = pauli
 
@@ -144,7 +144,7 @@ class PhaseShift(AbstractGate):
         self.phi = as_angle(phi, "phi")
         self.wires = as_wires("wire", wire)
         if len(self.wires) != 1:
-            raise ValueError(f"`wire` must be a single wire; got {self.wires!r}.")
+            raise ValueError(f"wire must be a single wire; got {self.wires!r}")
 
     def matrix(self) -> Array:
         return jnp.diag(jnp.stack([jnp.ones_like(self.phi), jnp.exp(1j * self.phi)]))
@@ -167,7 +167,7 @@ class DoubleExcitation(AbstractGate):
         self.theta = as_angle(theta, "theta")
         self.wires = as_wires("wires", wires)
         if len(self.wires) != 4:
-            raise ValueError(f"`wires` of DoubleExcitation must hold 4 wires; got {self.wires!r}.")
+            raise ValueError(f"wires of DoubleExcitation must hold 4 wires; got {self.wires!r}")
 
     def matrix(self) -> Array:
         c, s = jnp.cos(0.5 * self.theta), jnp.sin(0.5 * self.theta)
@@ -189,10 +189,10 @@ class Controlled(AbstractGate):
         self.controls = as_wires("controls", controls)
         self.values = (1,) * len(self.controls) if values is None else tuple(int(v) for v in values)
         if len(self.values) != len(self.controls) or set(self.values) - {0, 1}:
-            raise ValueError(f"`values` must give 0 or 1 for each of the {len(self.controls)} control wires; "
-                             f"got {values!r}.")  # fmt: skip
+            raise ValueError(f"values must give 0 or 1 for each of the {len(self.controls)} control wires; "
+                             f"got {values!r}")  # fmt: skip
         if set(self.controls) & set(base.wires):
-            raise ValueError(f"`controls` {self.controls} must not overlap the target wires {base.wires}.")
+            raise ValueError(f"controls {self.controls} must not overlap the target wires {base.wires}")
 
     # equinox lets a property implement the AbstractVar `wires` (mypy reads it as a plain field)
     @property  # type: ignore[misc]
@@ -233,8 +233,8 @@ class Unitary(AbstractGate):
         self.wires = as_wires("wires", wires)
         d = 2 ** len(self.wires)
         if np.shape(matrix) != (d, d):
-            raise ValueError(f"`matrix` must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
-                             f"got {np.shape(matrix)}.")  # fmt: skip
+            raise ValueError(f"matrix must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
+                             f"got {np.shape(matrix)}")  # fmt: skip
         check_unitary(matrix, "matrix")
         self.matrix_ = _traced_unitary(jnp.asarray(matrix, dtype=complex), "matrix")
 
@@ -247,9 +247,9 @@ def as_angle(value: ArrayLike, name: str) -> Array:
     angle = jnp.asarray(value, dtype=float)
     if is_concrete(value):
         if not np.all(np.isfinite(np.asarray(angle))):
-            raise ValueError(f"`{name}` must be a finite angle (radians); got {value!r}.")
+            raise ValueError(f"{name} must be a finite angle (radians); got {value!r}")
         return angle
-    message = f"`{name}` must be a finite angle (radians); got NaN/inf."
+    message = f"{name} must be a finite angle (radians); got NaN/inf"
     return eqx.error_if(angle, ~jnp.all(jnp.isfinite(angle)), message)
 
 
@@ -258,7 +258,7 @@ def _traced_unitary(matrix: Array, name: str) -> Array:
     if is_concrete(matrix):
         return matrix
     gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0])))
-    message = f"`{name}` must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})."
+    message = f"{name} must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})"
     return eqx.error_if(matrix, ~(gap <= UNITARY_ATOL), message)
 
 
@@ -268,7 +268,7 @@ def check_unitary(matrix, name: str) -> None:
         return
     m = np.asarray(matrix, dtype=complex)
     if not np.all(np.isfinite(m)):
-        raise ValueError(f"`{name}` must be finite; got NaN/inf entries.")
+        raise ValueError(f"{name} must be finite; got NaN/inf entries")
     err = np.abs(m.conj().T @ m - np.eye(m.shape[0])).max()
     if err > UNITARY_ATOL:
-        raise ValueError(f"`{name}` must be unitary: max |U†U − 1| = {err:.3g} exceeds {UNITARY_ATOL:g}.")
+        raise ValueError(f"{name} must be unitary: max |U†U − 1| = {err:.3g} exceeds {UNITARY_ATOL:g}")

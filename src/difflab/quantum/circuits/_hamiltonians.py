@@ -42,15 +42,15 @@ def h2_hamiltonian(bond_length: float) -> PauliSum:
     lengths = ds.bond_length.values
     match = np.flatnonzero(np.isclose(lengths, bond_length, rtol=0, atol=1e-9))
     if match.size != 1:
-        raise ValueError(f"`bond_length` must be one of the tabulated values {lengths.tolist()} Å; "
-                         f"got {bond_length!r}.")  # fmt: skip
+        raise ValueError(f"bond_length must be one of the tabulated values {lengths.tolist()} Å; "
+                         f"got {bond_length!r}")  # fmt: skip
     return PauliSum(ds.coefficient.values[match[0]], [str(s) for s in ds.pauli.values])
 
 
 def tfim_hamiltonian(n_wires: int, J: float = 1.0, h: float = 1.0, *, periodic: bool = False) -> PauliSum:
     r"""Transverse-field Ising chain $-J\sum Z_iZ_{i+1} - h\sum X_i$ on `n_wires` ≥ 2 qubits."""
     if isinstance(n_wires, bool) or not isinstance(n_wires, int) or n_wires < 2:
-        raise ValueError(f"`n_wires` must be an integer >= 2; got {n_wires!r}.")
+        raise ValueError(f"n_wires must be an integer >= 2; got {n_wires!r}")
     bonds = [(i, i + 1) for i in range(n_wires - 1)] + ([(n_wires - 1, 0)] if periodic and n_wires > 2 else [])
     strings = [_word(n_wires, {i: "Z", j: "Z"}) for i, j in bonds] + [_word(n_wires, {i: "X"}) for i in range(n_wires)]
     coefficients = [-J] * len(bonds) + [-h] * n_wires
@@ -87,8 +87,8 @@ def _check_edges(edges, n_wires: int) -> list[tuple[int, int]]:
     for k, edge in enumerate(edges):
         pair = as_wires(f"edges[{k}]", edge, n_wires)
         if len(pair) != 2:
-            raise ValueError(f"`edges[{k}]` must join two vertices; got {edge!r}.")
+            raise ValueError(f"edges[{k}] must join two vertices; got {edge!r}")
         out.append(pair)
     if not out:
-        raise ValueError("`edges` must hold at least one edge; got none.")
+        raise ValueError("edges must hold at least one edge; got none")
     return out

@@ -26,7 +26,7 @@ def _n_wires(state) -> int:
     dim = shape[0] if shape else 0
     n = round(float(np.log2(dim))) if dim > 1 else 0
     if n < 1 or 2**n != dim or shape not in ((dim,), (dim, dim)):
-        raise ValueError(f"`state` must be a state vector (2ⁿ,) or a density matrix (2ⁿ, 2ⁿ); got shape {shape}.")
+        raise ValueError(f"state must be a state vector (2ⁿ,) or a density matrix (2ⁿ, 2ⁿ); got shape {shape}")
     return n
 
 
@@ -42,10 +42,10 @@ def probabilities(state: ArrayLike, *, readout: Sequence[ReadoutError] = ()) -> 
     seen = set()
     for i, err in enumerate(readout):
         if not isinstance(err, ReadoutError):
-            raise TypeError(f"`readout[{i}]` must be a ReadoutError; got {type(err).__name__}.")
+            raise TypeError(f"readout[{i}] must be a ReadoutError; got {type(err).__name__}")
         (wire,) = as_wires(f"readout[{i}].wires", err.wires, n)
         if wire in seen:
-            raise ValueError(f"`readout` holds two errors for wire {wire}.")
+            raise ValueError(f"readout holds two errors for wire {wire}")
         seen.add(wire)
         p = apply_matrix(p, err.confusion(), [wire])
     return p.reshape(2**n)
@@ -54,7 +54,7 @@ def probabilities(state: ArrayLike, *, readout: Sequence[ReadoutError] = ()) -> 
 def sample(key: Array, state: ArrayLike, shots: int, *, readout: Sequence[ReadoutError] = ()) -> Array:
     """`shots` measured bit strings, shape (shots, n) of 0/1 (int), drawn with the PRNG `key`."""
     if isinstance(shots, bool) or not isinstance(shots, int | np.integer) or shots < 1:
-        raise ValueError(f"`shots` must be a positive integer; got {shots!r}.")
+        raise ValueError(f"shots must be a positive integer; got {shots!r}")
     p = probabilities(state, readout=readout)
     n = _n_wires(state)
     index = jax.random.choice(key, 2**n, shape=(int(shots),), p=p / jnp.sum(p))
@@ -80,7 +80,7 @@ def measure(
     n = _n_wires(state)
     names = [f"q{j}" for j in range(n)] if wire_names is None else list(wire_names)
     if len(names) != n:
-        raise ValueError(f"`wire_names` must name {n} wires; got {len(names)}.")
+        raise ValueError(f"wire_names must name {n} wires; got {len(names)}")
     p = np.asarray(probabilities(state, readout=readout))
     bits = [format(i, f"0{n}b") for i in range(2**n)]
     p1 = p.reshape((2,) * n)
@@ -99,7 +99,7 @@ def measure(
         )  # fmt: skip
     if shots:
         if key is None:
-            raise ValueError("`key` must be a jax.random key when `shots` > 0; got None.")
+            raise ValueError("key must be a jax.random key when shots > 0; got None")
         draws = np.asarray(sample(key, state, shots, readout=readout))
         index = draws @ (2 ** np.arange(n - 1, -1, -1))
         ds["shots"] = xr.DataArray(draws, dims=("shot", "wire"), attrs={"long_name": "measured bits"})

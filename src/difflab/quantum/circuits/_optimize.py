@@ -68,9 +68,9 @@ def minimize(
         steps: number of updates per start.
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"`steps` must be a positive integer; got {steps!r}.")
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
     if np.ndim(params0) < 1 or np.shape(params0)[0] < 1:
-        raise ValueError(f"`params0` must have a leading start axis of length >= 1; got shape {np.shape(params0)}.")
+        raise ValueError(f"params0 must have a leading start axis of length >= 1; got shape {np.shape(params0)}")
     optimizer = optax.with_extra_args_support(optax.adam(0.05) if optimizer is None else optimizer)
     final, history = _run(cost, optimizer, steps, jnp.asarray(params0, dtype=float))
     values = np.asarray(jax.vmap(cost)(final))
@@ -110,7 +110,7 @@ def vqe(
     memory whatever the depth), `gradient="backprop"` differentiates through the simulation instead.
     """
     if not isinstance(hamiltonian, PauliSum):
-        raise TypeError(f"`hamiltonian` must be a PauliSum; got {type(hamiltonian).__name__}.")
+        raise TypeError(f"hamiltonian must be a PauliSum; got {type(hamiltonian).__name__}")
 
     def cost(theta):
         return energy(hamiltonian, ansatz(theta), gradient=gradient)

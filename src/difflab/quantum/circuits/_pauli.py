@@ -47,30 +47,30 @@ class PauliSum(eqx.Module):
 
     def __init__(self, coefficients: ArrayLike, strings: Sequence[str]):
         if isinstance(strings, str) or not all(isinstance(s, str) for s in strings):
-            raise TypeError(f"`strings` must be a sequence of Pauli strings such as ['ZZ', 'XI']; got {strings!r}.")
+            raise TypeError(f"strings must be a sequence of Pauli strings such as ['ZZ', 'XI']; got {strings!r}")
         strings = tuple(s.upper() for s in strings)
         if not strings:
-            raise ValueError("`strings` must hold at least one Pauli string; got none.")
+            raise ValueError("strings must hold at least one Pauli string; got none")
         if np.shape(coefficients) != (len(strings),):
-            raise ValueError(f"`coefficients` must have shape ({len(strings)},), one per string; "
-                             f"got {np.shape(coefficients)}.")  # fmt: skip
+            raise ValueError(f"coefficients must have shape ({len(strings)},), one per string; "
+                             f"got {np.shape(coefficients)}")  # fmt: skip
         n = len(strings[0])
         for i, s in enumerate(strings):
             if len(s) != n:
-                raise ValueError(f"`strings[{i}]` = {s!r} has length {len(s)}; every Pauli string must have the "
-                                 f"length of the first, {n} (one letter per wire).")  # fmt: skip
+                raise ValueError(f"strings[{i}] = {s!r} has length {len(s)}; every Pauli string must have the "
+                                 f"length of the first, {n} (one letter per wire)")  # fmt: skip
             if n == 0 or set(s) - set("IXYZ"):
-                raise ValueError(f"`strings[{i}]` = {s!r} must be a non-empty string over 'IXYZ'.")
+                raise ValueError(f"strings[{i}] = {s!r} must be a non-empty string over 'IXYZ'")
         if is_concrete(coefficients) and np.iscomplexobj(np.asarray(coefficients)):
             if np.abs(np.imag(coefficients)).max() > 0:
-                raise ValueError("`coefficients` must be real (a Hermitian Pauli sum); got complex values.")
+                raise ValueError("coefficients must be real (a Hermitian Pauli sum); got complex values")
             coefficients = np.real(coefficients)
         if is_concrete(coefficients) and not np.all(np.isfinite(np.asarray(coefficients))):
-            raise ValueError("`coefficients` must be finite; got NaN/inf values.")
+            raise ValueError("coefficients must be finite; got NaN/inf values")
         self.coefficients = jnp.asarray(coefficients, dtype=float)
         if not is_concrete(coefficients):
             self.coefficients = eqx.error_if(
-                self.coefficients, ~jnp.all(jnp.isfinite(self.coefficients)), "`coefficients` must be finite."
+                self.coefficients, ~jnp.all(jnp.isfinite(self.coefficients)), "coefficients must be finite"
             )
         self.strings = strings
 
@@ -81,7 +81,7 @@ class PauliSum(eqx.Module):
     def matrix(self) -> Array:
         """The dense 2ⁿ × 2ⁿ matrix (for exact diagonalisation at n ≤ `DENSE_MAX_WIRES`)."""
         if self.n_wires > DENSE_MAX_WIRES:
-            raise ValueError(f"a dense matrix of {self.n_wires} wires is too large (limit {DENSE_MAX_WIRES}).")
+            raise ValueError(f"a dense matrix of {self.n_wires} wires is too large (limit {DENSE_MAX_WIRES})")
         mats = [reduce(np.kron, [PAULIS[c] for c in s]) for s in self.strings]
         return jnp.einsum("t,tij->ij", self.coefficients.astype(complex), jnp.asarray(np.stack(mats)))
 
@@ -271,9 +271,9 @@ def expectation(observable: PauliSum, state: ArrayLike) -> Array:
     state (`apply_string`: reversals and phases, no dense matrix). See `term_values`.
     """
     if not isinstance(observable, PauliSum):
-        raise TypeError(f"`observable` must be a PauliSum; got {type(observable).__name__}.")
+        raise TypeError(f"observable must be a PauliSum; got {type(observable).__name__}")
     n = observable.n_wires
     if np.shape(state) not in ((2**n,), (2**n, 2**n)):
-        raise ValueError(f"`state` must have shape {(2**n,)} or {(2**n, 2**n)} for Pauli strings of length {n}; "
-                         f"got {np.shape(state)}.")  # fmt: skip
+        raise ValueError(f"state must have shape {(2**n,)} or {(2**n, 2**n)} for Pauli strings of length {n}; "
+                         f"got {np.shape(state)}")  # fmt: skip
     return jnp.dot(observable.coefficients, term_values(observable, jnp.asarray(state)))

@@ -68,9 +68,9 @@ class PulseGate(AbstractGate):
     ):
         self.wires = as_wires("wire", wire)
         if len(self.wires) != 1:
-            raise ValueError(f"`wire` must be a single wire; got {self.wires!r}.")
+            raise ValueError(f"wire must be a single wire; got {self.wires!r}")
         if not duration > 0:
-            raise ValueError(f"`duration` must be a positive time in ns; got {duration!r}.")
+            raise ValueError(f"duration must be a positive time in ns; got {duration!r}")
         self.amplitude = jnp.asarray(amplitude, dtype=float)
         self.beta = jnp.asarray(beta, dtype=float)
         self.detuning = jnp.asarray(detuning, dtype=float)

@@ -39,7 +39,7 @@ def circuit_from_spec(n_wires: int, operations: str | Sequence, params=None) -> 
     built, k = [], 0
     for i, (name, wires, values) in enumerate(ops):
         if name not in _MAKERS:
-            raise ValueError(f"`operations[{i}]`: unknown operation {name!r}; known: {', '.join(sorted(_MAKERS))}.")
+            raise ValueError(f"operations[{i}]: unknown operation {name!r}; known: {', '.join(sorted(_MAKERS))}")
         if params is not None and values:
             values, k = [params[k + j] for j in range(len(values))], k + len(values)
         built.append(_MAKERS[name](*values, *wires))

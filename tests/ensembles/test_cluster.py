@@ -11,7 +11,7 @@ import jax
 import numpy as np
 import pytest
 import xarray as xr
-from calibration._models import Decay
+from _systems import Decay
 from typer.testing import CliRunner
 
 from difflab.ensembles import ClusterError, Grid, _cluster, sweep, worker_report

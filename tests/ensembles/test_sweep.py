@@ -4,7 +4,7 @@ import dask.array
 import numpy as np
 import pytest
 import xarray as xr
-from calibration._models import Decay
+from _systems import Decay
 
 from difflab.ensembles import Grid, LatinHypercube, RandomDesign, Sobol, sweep
 

@@ -19,8 +19,8 @@ jax.distributed.initialize(
 import numpy as np  # noqa: E402
 from jax.experimental import multihost_utils  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "calibration"))
-from _models import Decay  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared systems
+from _systems import Decay  # noqa: E402
 
 import difflab  # noqa: E402
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import jax
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "calibration"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared systems
 
-from _models import Decay
+from _systems import Decay
 
 from difflab.ensembles import make_batch, run_ensemble
 

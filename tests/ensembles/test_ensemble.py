@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 from _host_devices import run_with_host_devices
-from calibration._models import Decay
+from _systems import Decay
 
 from difflab.ensembles import default_strategy, make_batch, member, n_members, run_ensemble, stack, unstack
 
