@@ -3,20 +3,20 @@
 import tomllib
 
 import diffrax
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import difflab
-from difflab.data._resources import resource_dir
+from difflab.data.internal import resource_dir
 from difflab.neuron import (
     AbstractChannel,
     HodgkinHuxley,
     LeakChannel,
     PotassiumChannel,
     SodiumChannel,
-    available_presets,
     load_preset,
 )
 
@@ -46,7 +46,12 @@ def test_states_initial_state_and_aliases():
 
 
 def test_preset_toml_equals_classmethod():
-    assert "squid_axon" in available_presets()
+    assert "hodgkin_huxley/squid_axon" in difflab.datasets.available_presets("hodgkin_huxley")
+    with pytest.raises(difflab.datasets.PresetError, match=r"group must be one of .*hodgkin_huxley.*; got 'hh'"):
+        difflab.datasets.available_presets("hh")
+    with pytest.warns(DeprecationWarning, match=r"difflab.neuron.available_presets is deprecated"):
+        assert difflab.neuron.available_presets() == ["squid_axon"]
+    assert eqx.tree_equal(load_preset("hodgkin_huxley/squid_axon"), load_preset("squid_axon"))
     spec = tomllib.loads((resource_dir("models") / "hodgkin_huxley" / "squid_axon.toml").read_text())
     a = load_preset("squid_axon")
     b = HodgkinHuxley.squid_axon()

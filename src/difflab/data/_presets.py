@@ -18,10 +18,16 @@ class PresetError(ValueError):
     """An unknown or malformed model preset."""
 
 
-def available_presets() -> list[str]:
-    """Every shipped preset as `"<group>/<name>"`."""
+def available_presets(group: str | None = None) -> list[str]:
+    """Every shipped preset as `"<group>/<name>"` (only those of `group`, e.g. `"hodgkin_huxley"`, if given)."""
     root = resource_dir("models")
-    return sorted(f"{p.parent.name}/{p.stem}" for p in root.glob("*/*.toml"))
+    names = sorted(f"{p.parent.name}/{p.stem}" for p in root.glob("*/*.toml"))
+    if group is None:
+        return names
+    groups = sorted({n.split("/")[0] for n in names})
+    if group not in groups:
+        raise PresetError(f"group must be one of {', '.join(groups)} (or None for all); got {group!r}")
+    return [n for n in names if n.split("/")[0] == group]
 
 
 def preset_file(name: str) -> Path:

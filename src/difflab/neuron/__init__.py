@@ -3,9 +3,12 @@
 Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductances), µF/cm², °C.
 """
 
+import warnings
+
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
 from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
 from . import _network_validation as _network_validation  # registers "neuron.network_spikes"
+from . import _presets
 from . import _validation as _validation
 from ._cable import Cell as Cell
 from ._cable import Region as Region
@@ -25,8 +28,8 @@ from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network
 from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
-from ._presets import available_presets as available_presets
 from ._presets import load_preset as load_preset
+from ._presets import preset_names as preset_names
 from ._rates import hh_rates as hh_rates
 from ._rates import q10_factor as q10_factor
 from ._rates import vtrap as vtrap
@@ -39,3 +42,16 @@ from ._synapses import AbstractSynapses as AbstractSynapses
 from ._synapses import AlphaSynapses as AlphaSynapses
 from ._synapses import Exp2Synapses as Exp2Synapses
 from ._synapses import ExpSynapses as ExpSynapses
+
+
+def __getattr__(name: str):
+    if name == "available_presets":  # deprecated: one meaning of the name, difflab.datasets.available_presets
+        warnings.warn(
+            "difflab.neuron.available_presets is deprecated and goes at 0.3: use "
+            'difflab.datasets.available_presets("hodgkin_huxley") (names "hodgkin_huxley/<name>", which load_preset '
+            "takes too)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _presets.preset_names
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,23 +17,30 @@ _FOLDER = "hodgkin_huxley"
 _CHANNELS: dict[str, Callable[[], AbstractChannel]] = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
 
 
-def available_presets() -> list[str]:
-    """Names of the shipped Hodgkin–Huxley presets (e.g. `["squid_axon"]`)."""
+def preset_names() -> list[str]:
+    """Names of the shipped Hodgkin–Huxley presets (e.g. `["squid_axon"]`).
+
+    `difflab.datasets.available_presets` lists every preset of every domain as `"group/name"`.
+    """
     return sorted(p.stem for p in _folder().glob("*.toml"))
 
 
 def load_preset(name: str, dtype: Any = jnp.float64) -> HodgkinHuxley:
     """The [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cell of `models/hodgkin_huxley/<name>.toml`.
 
-    Every `[parameters.<alias or field>]` table gives a `value` (with `units`); the cell
-    starts from the channels listed in `[model] channels` and gets those values by name.
+    `name` is the preset's name (`"squid_axon"`) or its `"hodgkin_huxley/<name>"` form, as
+    `difflab.datasets.available_presets("hodgkin_huxley")` lists them. Every `[parameters.<alias or field>]` table
+    gives a `value` (with `units`); the cell starts from the channels listed in `[model] channels` and gets those
+    values by name.
 
     Raises:
         ValueError: unknown preset (the message lists the available ones) or a units mismatch.
     """
-    path = _folder() / f"{name}.toml"
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a preset name (a string such as 'squid_axon'); got {name!r}")
+    path = _folder() / f"{name.removeprefix(_FOLDER + '/')}.toml"
     if not path.is_file():
-        raise ValueError(f"unknown preset {name!r}; available: {', '.join(available_presets())}")
+        raise ValueError(f"unknown preset {name!r}; available: {', '.join(preset_names())}")
     spec = tomllib.loads(path.read_text(encoding="utf-8"))
     keys = spec["model"].get("channels", list(_CHANNELS))
     model = HodgkinHuxley(channels={k: _CHANNELS[k]() for k in keys})
