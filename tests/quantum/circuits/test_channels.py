@@ -87,3 +87,14 @@ def test_measure_returns_labelled_dataset():
 def test_channels_are_trace_preserving(make):
     k = np.asarray(make(0.4, 0).kraus())
     np.testing.assert_allclose(np.einsum("kji,kjl->il", k.conj(), k), np.eye(2), atol=1e-15)
+
+
+def test_the_quantum_channel_base_has_its_own_name():
+    """`AbstractQuantumChannel` (a Kraus map) is told apart from `difflab.neuron.AbstractChannel` (an ion channel)."""
+    import difflab.neuron
+    import difflab.quantum.circuits as qc
+
+    assert issubclass(qc.Depolarizing, qc.AbstractQuantumChannel)
+    assert not issubclass(qc.Depolarizing, difflab.neuron.AbstractChannel)
+    with pytest.warns(DeprecationWarning, match=r"AbstractChannel is deprecated .* AbstractQuantumChannel"):
+        assert qc.AbstractChannel is qc.AbstractQuantumChannel

@@ -5,12 +5,14 @@ Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gate
 own qubit axes (never a 2ⁿ × 2ⁿ matrix).
 """
 
+import warnings
+
 from . import _validation as _validation  # registers the circuit kinds of `difflab validate`
 from ._adjoint import energy as energy
 from ._ansatz import h2_ansatz as h2_ansatz
 from ._ansatz import hardware_efficient as hardware_efficient
 from ._ansatz import qaoa as qaoa
-from ._channels import AbstractChannel as AbstractChannel
+from ._channels import AbstractQuantumChannel as AbstractQuantumChannel
 from ._channels import AmplitudeDamping as AmplitudeDamping
 from ._channels import Dephasing as Dephasing
 from ._channels import Depolarizing as Depolarizing
@@ -64,3 +66,15 @@ from ._standard_gates import Toffoli as Toffoli
 from ._standard_gates import X as X
 from ._standard_gates import Y as Y
 from ._standard_gates import Z as Z
+
+
+def __getattr__(name: str):
+    if name == "AbstractChannel":  # deprecated: difflab.neuron.AbstractChannel is an ion channel
+        warnings.warn(
+            "difflab.quantum.circuits.AbstractChannel is deprecated and goes at 0.3: it is now "
+            "AbstractQuantumChannel (difflab.neuron.AbstractChannel is an ion channel)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return AbstractQuantumChannel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

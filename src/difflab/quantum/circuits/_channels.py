@@ -21,13 +21,13 @@ from jaxtyping import Array, ArrayLike
 from ._apply import apply_matrix, as_wires, is_concrete
 from ._gates import PAULIS
 
-__all__ = ["AbstractChannel", "AmplitudeDamping", "Dephasing", "Depolarizing", "Kraus", "ReadoutError"]
+__all__ = ["AbstractQuantumChannel", "AmplitudeDamping", "Dephasing", "Depolarizing", "Kraus", "ReadoutError"]
 
 #: Tolerance of the completeness check max |Σ K†K − 1| on user Kraus sets.
 KRAUS_ATOL = 1e-8
 
 
-class AbstractChannel(eqx.Module):
+class AbstractQuantumChannel(eqx.Module):
     """A completely positive, trace-preserving map on `wires`, given by its Kraus operators."""
 
     wires: eqx.AbstractVar[tuple[int, ...]]
@@ -75,7 +75,7 @@ def _one_wire(wire) -> tuple[int, ...]:
     return wires
 
 
-class Kraus(AbstractChannel):
+class Kraus(AbstractQuantumChannel):
     """A channel from user Kraus `operators` (K, 2ᵏ, 2ᵏ) on `wires`; completeness Σ K†K = 1 is checked (1e-8)."""
 
     operators: Array
@@ -99,7 +99,7 @@ class Kraus(AbstractChannel):
         return self.operators
 
 
-class _AbstractDamping(AbstractChannel):
+class _AbstractDamping(AbstractQuantumChannel):
     r"""Damping with probability `gamma` on one wire.
 
     $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, and $K_1$ holds $\sqrt\gamma$ at the entry `_jump` (row, column)
@@ -139,7 +139,7 @@ class Dephasing(_AbstractDamping):
         self.gamma, self.wires = _probability(gamma, "gamma"), _one_wire(wire)
 
 
-class Depolarizing(AbstractChannel):
+class Depolarizing(AbstractQuantumChannel):
     """Depolarising channel: X, Y or Z each with probability `p`/3 (ρ → (1 − 4p/3) ρ + (2p/3) I at p ≤ 3/4)."""
 
     p: Array
@@ -154,7 +154,7 @@ class Depolarizing(AbstractChannel):
         return jnp.sqrt(weights).astype(complex)[:, None, None] * paulis
 
 
-class ReadoutError(AbstractChannel):
+class ReadoutError(AbstractQuantumChannel):
     r"""Misread bits on one wire: `p01` = P(read 1 | state 0), `p10` = P(read 0 | state 1).
 
     On probabilities it is the confusion matrix $M = \begin{pmatrix} 1-p_{01} & p_{10} \\ p_{01} & 1-p_{10}

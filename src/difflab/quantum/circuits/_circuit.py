@@ -18,7 +18,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ._apply import as_wires, is_concrete
-from ._channels import AbstractChannel
+from ._channels import AbstractQuantumChannel
 from ._density import evolve_density
 from ._gates import AbstractGate
 from ._schedule import run
@@ -39,7 +39,7 @@ def zero_state(n_wires: int) -> Array:
 
 
 class Circuit(eqx.Module):
-    """A sequence of gates (`AbstractGate`) and channels (`AbstractChannel`) on `n_wires` qubits.
+    """A sequence of gates (`AbstractGate`) and channels (`AbstractQuantumChannel`) on `n_wires` qubits.
 
     Example:
         ```python
@@ -60,7 +60,7 @@ class Circuit(eqx.Module):
             raise ValueError(f"n_wires must be a positive integer; got {n_wires!r}")
         self.n_wires = int(n_wires)
         for i, op in enumerate(operations):
-            if not isinstance(op, AbstractGate | AbstractChannel):
+            if not isinstance(op, AbstractGate | AbstractQuantumChannel):
                 raise TypeError(f"operations[{i}] must be a gate or a channel; got {type(op).__name__}")
             try:
                 as_wires(f"operations[{i}].wires", op.wires, self.n_wires)
@@ -71,7 +71,7 @@ class Circuit(eqx.Module):
     @property
     def noisy(self) -> bool:
         """True when the circuit holds a channel (then only `density_matrix` can simulate it)."""
-        return any(isinstance(op, AbstractChannel) for op in self.operations)
+        return any(isinstance(op, AbstractQuantumChannel) for op in self.operations)
 
     def statevector(self, psi0: ArrayLike | None = None, *, scan: bool = True) -> Array:
         """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels.
@@ -90,7 +90,7 @@ class Circuit(eqx.Module):
 
     def _check_pure(self) -> None:
         for i, op in enumerate(self.operations):
-            if isinstance(op, AbstractChannel):
+            if isinstance(op, AbstractQuantumChannel):
                 raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}): simulate a noisy "
                                  "circuit with density_matrix")  # fmt: skip
 
@@ -116,7 +116,7 @@ class Circuit(eqx.Module):
         """The circuit's 2ⁿ × 2ⁿ matrix (for tests and small n: it costs 4ⁿ memory)."""
         n = self.n_wires
         for op in self.operations:
-            if isinstance(op, AbstractChannel):
+            if isinstance(op, AbstractQuantumChannel):
                 raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary")
 
         def step(op, columns):

@@ -27,7 +27,7 @@ import numpy as np
 from jaxtyping import Array
 
 from ._apply import apply_matrix
-from ._channels import AbstractChannel
+from ._channels import AbstractQuantumChannel
 from ._fusion import fuse_groups
 from ._schedule import Segment, apply_segments, plan
 
@@ -58,7 +58,7 @@ class WireSuperoperator(eqx.Module):
 
 def superoperator(op) -> Array:
     r"""$U \otimes \overline U$ for a one-wire gate, $\sum_k K_k \otimes \overline{K_k}$ for a one-wire channel."""
-    if isinstance(op, AbstractChannel):
+    if isinstance(op, AbstractQuantumChannel):
         return op.superoperator()
     if isinstance(op, WireSuperoperator):
         return op.superoperator()
@@ -93,7 +93,7 @@ def evolve_density(ops: Sequence[Any], rho: Array, n: int, scan: bool = True) ->
         tensor = flat.reshape((2,) * (2 * n))
         if isinstance(op, WireSuperoperator):
             tensor = apply_matrix(tensor, op.superoperator(), [op.wire, n + op.wire])
-        elif isinstance(op, AbstractChannel):
+        elif isinstance(op, AbstractQuantumChannel):
             tensor = op.apply_density(tensor, n)
         else:
             tensor = _apply_gate(op, tensor, n)
