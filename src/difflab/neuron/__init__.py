@@ -6,8 +6,6 @@ Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductance
 import warnings
 
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
-from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
-from . import _network_validation as _network_validation  # registers "neuron.network_spikes"
 from . import _presets
 from . import _validation as _validation
 from ._cable import Cell as Cell

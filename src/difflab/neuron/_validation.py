@@ -1,19 +1,35 @@
-"""Runners for neuron cases: a voltage trace under a protocol, and a frequency–current curve.
+"""Validation runners of the neuron domain (the kinds `neuron.*`), in one file as for the other domains.
 
-`neuron.trace` simulates the preset under the case's protocol on the reference's time grid
-and compares spike count, spike times (upward 0 mV crossings), V and the gates.
-`neuron.fi_curve` runs every current of the reference's `current` coordinate from rest
-(one batched solve) and compares the firing rate in the counting window at each current.
+- `neuron.trace` simulates a preset under the case's protocol on the reference's time grid and compares spike
+  count, spike times (upward 0 mV crossings), V and the gates.
+- `neuron.fi_curve` runs every current of the reference's `current` coordinate from rest (one batched solve) and
+  compares the firing rate in the counting window at each current.
+- `neuron.cell_trace`: multi-compartment cells. A case names a cell builder (`cell = "ball_and_stick"`, see
+  `CELLS`), point clamps by location (`[stimuli."soma(0.5)"]` tables in the protocol format of the other neuron
+  cases, amplitudes in nA) and a dataset holding `V` on `(time, location)` and `spike_times` on
+  `(spike_site, spike)`. The cell runs with its default solver and step on the reference's time grid. Metrics:
+  `spike_count_error` (summed over sites), `spike_time_max_error` (worst paired spike over all sites, ms),
+  `v_rms_error` and `v_max_abs_error` (worst location, mV).
+- `neuron.network_spikes`: networks of HH point cells. The dataset holds the connectivity (`syn_pre`, `syn_post`,
+  `syn_weight` µS, `syn_delay` ms, `syn_e` mV, and `syn_tau` ms for exponential synapses, or `syn_mechanism` with
+  `syn_tau1`/`syn_tau2` for a mix of NEURON's `ExpSyn` and `Exp2Syn`), `V` on `(time, location)` with one
+  location per cell, and `spike_times` on `(spike_site, spike)`. The case gives the current clamps per cell,
+  `[stimuli.N]` tables in the protocol format of the other neuron cases with amplitudes in µA/cm² (a protocol with
+  an `amplitude` field). The network (squid-axon cells, the default solver and step) runs on the reference's time
+  grid. Metrics as for `neuron.cell_trace`, per cell.
 """
 
 from __future__ import annotations
 
 import diffrax
+import equinox as eqx
+import jax.numpy as jnp
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..core.internal import simulate
+from ..core.internal import Sum, simulate
 from ..datasets import PresetError, load_model, preset_file
+from ..datasets import path as dataset_path
 from ..validation import (
     MODEL_STYLE,
     REFERENCE_STYLE,
@@ -32,11 +48,22 @@ from ..validation import (
     register_runner,
     rms_error,
 )
+from ._cable import Cell, Region
+from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 from ._features import spike_times
 from ._fi import fi_curve
+from ._network import Network
+from ._presets import HodgkinHuxley
+from ._stimulus import IClamp
+from ._swc import read_swc
+from ._synapses import AbstractSynapses, Exp2Synapses, ExpSynapses
 
 _SIMULATION = {"simulation.solver": str, "simulation.dt0": float, "simulation.rtol": float, "simulation.atol": float}
+
+
 _SOLVERS = ("default", "Tsit5", "Dopri5", "Dopri8", "Kvaerno5")
+
+
 _REFERENCE_ATTRS = ("simulator", "simulator_version", "integration")
 
 
@@ -191,6 +218,7 @@ TRACE = Runner(
     check=check_preset,
 )
 
+
 FI_CURVE = Runner(
     run=run_fi_curve,
     metrics=("firing_rate_error",),
@@ -199,5 +227,177 @@ FI_CURVE = Runner(
     check=check_preset,
 )
 
+
 register_runner("neuron.trace", TRACE)
+
+
 register_runner("neuron.fi_curve", FI_CURVE)
+
+
+def _ball_and_stick():
+
+    return Cell.ball_and_stick()
+
+
+def _da1_lpn():
+    """The hemibrain DA1 lPN skeleton (``datasets/neuron/da1_lpn_722817260.swc``), hh everywhere, nseg 1."""
+    morph = read_swc(dataset_path("neuron/da1_lpn_722817260.swc"))
+    hh = {"na": SodiumChannel(120.0, 50.0), "k": PotassiumChannel(36.0, -77.0), "leak": LeakChannel(0.3, -54.3)}
+    return Cell(morph, {"dend": Region(hh, Ra=100.0)})
+
+
+CELLS = {"ball_and_stick": _ball_and_stick, "da1_lpn": _da1_lpn}
+
+
+def run_cell_trace(case: CaseSpec) -> CaseOutcome:
+
+    ref = case.load_dataset()
+    cell = CELLS[case.get("cell", str)]()
+    stimuli = {loc: protocol_from_table(t, f"stimuli.{loc}") for loc, t in case.get("stimuli", dict).items()}
+    locations = [str(x) for x in ref["location"].values]
+    ts = ref["time"].values
+    observe, info = cell.recorder(locations)
+    traj = simulate(cell, IClamp(stimuli), ts, observe=observe, observe_info=info)
+    V = {loc: np.asarray(traj[loc]) for loc in locations}
+    V_ref = {loc: ref["V"].values[:, k] for k, loc in enumerate(locations)}
+    n_model = n_ref = 0
+    worst = 0.0
+    details = []
+    for site in [str(s) for s in ref["spike_site"].values]:
+        got = _finite(spike_times(ts, V[site]))  # spike sites are recorded locations
+        want = _finite(ref["spike_times"].sel(spike_site=site).values)
+        n_model, n_ref = n_model + got.size, n_ref + want.size
+        worst = max(worst, event_time_max_error(got, want))
+        details.append(f"{site}: model {got.size}, reference {want.size}")
+    rms = {loc: rms_error(V[loc], V_ref[loc]) for loc in locations}
+    peak = {loc: max_abs_error(V[loc], V_ref[loc]) for loc in locations}
+    worst_rms, worst_peak = max(rms, key=rms.__getitem__), max(peak, key=peak.__getitem__)
+    metrics = [
+        metric(case, "spike_count_error", count_error(n_model, n_ref), units="spikes", detail="; ".join(details)),
+        metric(case, "spike_time_max_error", worst, units="ms", detail="worst paired spike over all sites"),
+        metric(case, "v_rms_error", rms[worst_rms], units="mV", detail=f"worst at {worst_rms}"),
+        metric(case, "v_max_abs_error", peak[worst_peak], units="mV", detail=f"worst at {worst_peak}"),
+    ]
+    figures = [
+        (f"Membrane potential at {loc}: difflab over NEURON (top) and the difference (bottom).",
+         overlay_figure(ts, V[loc], V_ref[loc], xlabel="time (ms)", ylabel=f"V at {loc} (mV)"))
+        for loc in locations
+    ]  # fmt: skip
+    provenance = {
+        **dict(traj.provenance),
+        "cell": case.get("cell", str),
+        "stimuli": "; ".join(f"{loc}: {t}" for loc, t in case.get("stimuli", dict).items()),
+    }
+    provenance |= {f"reference_{k}": str(ref.attrs[k]) for k in ("simulator", "simulator_version", "integration")}
+    return CaseOutcome(metrics, figures, provenance)
+
+
+def check_cell(case: CaseSpec) -> None:
+    """Eager check: the case names a known cell and its stimuli are protocol tables."""
+    name = case.get("cell", str)
+    if name not in CELLS:
+        raise CaseError(f"{case.file}: field 'cell': unknown cell {name!r}; known: {', '.join(CELLS)}")
+    for loc, table in case.get("stimuli", dict).items():
+        try:
+            protocol_from_table(table, f"stimuli.{loc}")
+        except ValueError as err:
+            raise CaseError(f"{case.file}: {err}") from err
+
+
+CELL_TRACE = Runner(
+    run=run_cell_trace,
+    metrics=("spike_count_error", "spike_time_max_error", "v_rms_error", "v_max_abs_error"),
+    required={"cell": str, "stimuli": dict},
+    check=check_cell,
+)
+
+
+register_runner("neuron.cell_trace", CELL_TRACE)
+
+
+def synapses_from(ref) -> list:
+    """The synapse groups a reference dataset describes (one group per mechanism)."""
+    mech = ref["syn_mechanism"].values if "syn_mechanism" in ref else np.full(ref.sizes["synapse"], "ExpSyn")
+    col = lambda name, rows: ref[f"syn_{name}"].values[rows]  # noqa: E731
+    groups: list[AbstractSynapses] = []
+    for kind in sorted(set(map(str, mech))):
+        rows = np.flatnonzero(mech == kind)
+        common = (col("pre", rows), col("post", rows), col("weight", rows), col("delay", rows))
+        if kind == "ExpSyn":
+            tau = col("tau", rows) if "syn_tau" in ref else col("tau2", rows)
+            groups.append(ExpSynapses(*common, tau, col("e", rows)))
+        elif kind == "Exp2Syn":
+            groups.append(Exp2Synapses(*common, col("tau1", rows), col("tau2", rows), col("e", rows)))
+        else:
+            raise CaseError(f"dataset: unknown synapse mechanism {kind!r} in syn_mechanism; known: ExpSyn, Exp2Syn")
+    return groups
+
+
+def _stimulus(case: CaseSpec, n_cells: int):
+    """The clamps of every cell as one protocol with a per-cell amplitude vector."""
+    parts = []
+    for cell, table in case.get("stimuli", dict).items():
+        if not cell.isdigit() or int(cell) >= n_cells:
+            raise CaseError(f"{case.file}: field 'stimuli.{cell}': expected a cell index 0..{n_cells - 1}")
+        p = protocol_from_table(table, f"stimuli.{cell}")
+        if not hasattr(p, "amplitude"):
+            raise CaseError(f"{case.file}: field 'stimuli.{cell}': a network clamp needs a protocol with an amplitude")
+        parts.append(eqx.tree_at(lambda q: q.amplitude, p, p.amplitude * jnp.eye(n_cells)[int(cell)]))
+    return parts[0] if len(parts) == 1 else Sum(*parts)
+
+
+def run_network_spikes(case: CaseSpec) -> CaseOutcome:
+
+    ref = case.load_dataset()
+    n = ref.sizes["location"]
+    net = Network(HodgkinHuxley.squid_axon(), synapses_from(ref), n)
+    ts = ref["time"].values
+    traj = simulate(net, _stimulus(case, n), ts)
+    V = np.asarray(traj.ys["V"])
+    n_model = n_ref = 0
+    worst, details = 0.0, []
+    for i in range(n):
+        got = _finite(spike_times(ts, V[:, i]))
+        want = _finite(ref["spike_times"].values[i])
+        n_model, n_ref = n_model + got.size, n_ref + want.size
+        worst = max(worst, event_time_max_error(got, want))
+        details.append(f"cell {i}: model {got.size}, reference {want.size}")
+    V_ref = ref["V"].values
+    rms = [rms_error(V[:, i], V_ref[:, i]) for i in range(n)]
+    peak = [max_abs_error(V[:, i], V_ref[:, i]) for i in range(n)]
+    metrics = [
+        metric(case, "spike_count_error", count_error(n_model, n_ref), units="spikes", detail="; ".join(details)),
+        metric(case, "spike_time_max_error", worst, units="ms", detail="worst paired spike over all cells"),
+        metric(case, "v_rms_error", max(rms), units="mV", detail=f"worst at cell {int(np.argmax(rms))}"),
+        metric(case, "v_max_abs_error", max(peak), units="mV", detail=f"worst at cell {int(np.argmax(peak))}"),
+    ]
+    figures = [
+        (f"Membrane potential of cell {i}: difflab over NEURON (top) and the difference (bottom).",
+         overlay_figure(ts, V[:, i], V_ref[:, i], xlabel="time (ms)", ylabel=f"V of cell {i} (mV)"))
+        for i in range(n)
+    ]  # fmt: skip
+    provenance = {**dict(traj.provenance), "synapses": str(ref.attrs.get("synapses", ""))}
+    provenance |= {f"reference_{k}": str(ref.attrs[k]) for k in ("simulator", "simulator_version", "integration")}
+    return CaseOutcome(metrics, figures, provenance)
+
+
+def check_network(case: CaseSpec) -> None:
+    """Eager check: the stimuli are protocol tables keyed by cell index."""
+    for cell, table in case.get("stimuli", dict).items():
+        if not cell.isdigit():
+            raise CaseError(f"{case.file}: field 'stimuli.{cell}': expected a cell index (0, 1, ...)")
+        try:
+            protocol_from_table(table, f"stimuli.{cell}")
+        except ValueError as err:
+            raise CaseError(f"{case.file}: {err}") from err
+
+
+NETWORK_SPIKES = Runner(
+    run=run_network_spikes,
+    metrics=("spike_count_error", "spike_time_max_error", "v_rms_error", "v_max_abs_error"),
+    required={"stimuli": dict},
+    check=check_network,
+)
+
+
+register_runner("neuron.network_spikes", NETWORK_SPIKES)
