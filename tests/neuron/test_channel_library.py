@@ -12,7 +12,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import difflab
-from difflab.neuron import HodgkinHuxley, spike_times
+from difflab.neuron import Cell, HodgkinHuxley, IClamp, Morphology, Region, Section, spike_times
 from difflab.neuron.channels import (
     SK_E2,
     Ca_HVA,
@@ -261,3 +261,27 @@ def test_point_cell_states_and_parameters():
     y0 = cell.initial_state()
     assert float(y0["cai"]) == 5e-5
     assert "concentrations.ca.gamma" in cell.parameters() and "gNa" not in cell.parameters()
+
+
+def _ball_and_stick():
+    morph = Morphology(
+        [Section.cylinder("soma", 20.0, 20.0), Section.cylinder("dend", 200.0, 2.0, parent="soma", nseg=5)]
+    )
+    soma = Region(
+        {"NaTs2_t": NaTs2_t(gbar=300.0), "SKv3_1": SKv3_1(gbar=100.0, E=-85.0), "Ca_HVA": Ca_HVA(gbar=1.0),
+         "pas": pas(g=0.03, E=-75.0)}
+    )  # fmt: skip
+    dend = Region({"pas": pas(g=0.03, E=-75.0), "Ih": Ih(gbar=0.1)}, cm=2.0)
+    return morph, Cell(morph, {"soma": soma, "dend": dend}, celsius=34.0)
+
+
+def test_library_channels_in_a_multicompartment_cell():
+    """Channels with a temperature rule (a nested module) run in a Cell and are parameters by name."""
+    morph, cell = _ball_and_stick()
+    assert "soma.temperature.q10_NaTs2_t" in cell.parameters()
+    assert float(cell.replace(**{"soma.gbar_NaTs2_t": 200.0}).parameters()["soma.gbar_NaTs2_t"]) == 200.0
+    traj = difflab.simulate(cell, IClamp({"soma(0.5)": difflab.Step(0.5, 5.0, 25.0)}), jnp.arange(0.0, 30.0, 0.025))
+    V = np.asarray(traj.ys["V"])
+    assert V[:, 0].max() > 30.0 and np.all(np.isfinite(V))
+    with pytest.raises(ValueError, match="channel 'SK_E2' reads cai: multi-compartment cells carry no concentrations"):
+        Cell(morph, {"soma": Region({"SK_E2": SK_E2()}), "dend": Region({"pas": pas()})})
