@@ -41,8 +41,8 @@ class AbstractConcentration(eqx.Module):
 
     Its dynamics are linear in the concentration `c` at a given ion current density `I` (µA/cm², outward
     positive): `dc/dt = s(I) − c/τ`. [`relax`][difflab.neuron.channels.AbstractConcentration.relax] solves this
-    exactly over a step with `I` held fixed, the update that difflab's Rush–Larsen solver uses (see
-    [`rush_larsen_cn_step`][difflab.neuron._solver.rush_larsen_cn_step]).
+    exactly over a step with `I` held fixed, the update that difflab's Rush–Larsen solver
+    ([`RushLarsenCN`][difflab.neuron.RushLarsenCN]) uses with the current at the step's midpoint.
     """
 
     #: The ion (`"ca"`) whose channels' currents drive it and whose reversal potential follows it.
