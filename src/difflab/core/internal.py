@@ -19,6 +19,7 @@ from ._checks import check_finite as check_finite
 from ._checks import check_increasing as check_increasing
 from ._checks import check_nonnegative as check_nonnegative
 from ._checks import check_numeric as check_numeric
+from ._checks import check_positive as check_positive
 from ._checks import check_solve_options as check_solve_options
 from ._checks import check_state_shapes as check_state_shapes
 from ._checks import is_concrete as is_concrete

@@ -8,6 +8,7 @@ import warnings
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
 from . import _presets
 from . import _validation as _validation
+from . import channels as channels
 from ._cable import Cell as Cell
 from ._cable import Region as Region
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
@@ -40,6 +41,21 @@ from ._synapses import AbstractSynapses as AbstractSynapses
 from ._synapses import AlphaSynapses as AlphaSynapses
 from ._synapses import Exp2Synapses as Exp2Synapses
 from ._synapses import ExpSynapses as ExpSynapses
+from .channels import Q10 as Q10
+from .channels import SK_E2 as SK_E2
+from .channels import AbstractConcentration as AbstractConcentration
+from .channels import Ca_HVA as Ca_HVA
+from .channels import Ca_LVAst as Ca_LVAst
+from .channels import CaDynamics_E2 as CaDynamics_E2
+from .channels import Ih as Ih
+from .channels import Im as Im
+from .channels import K_Pst as K_Pst
+from .channels import K_Tst as K_Tst
+from .channels import Nap_Et2 as Nap_Et2
+from .channels import NaTa_t as NaTa_t
+from .channels import NaTs2_t as NaTs2_t
+from .channels import SKv3_1 as SKv3_1
+from .channels import pas as pas
 
 
 def __getattr__(name: str):

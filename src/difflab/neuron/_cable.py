@@ -12,7 +12,6 @@ zero-area end nodes carry no state: their potential keeps $\sum_j g_{ij}(V_j - V
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import diffrax
@@ -372,8 +371,9 @@ DEFAULT_CABLE_DT = 0.025
 
 
 def _leaf_fields(channel: AbstractChannel) -> list[str]:
-    """Names of the array fields of a channel, in pytree-leaf order."""
-    return [f.name for f in dataclasses.fields(channel) if isinstance(getattr(channel, f.name, None), jax.Array)]
+    """Dotted names of the array leaves of a channel (`"gbar"`, `"temperature.q10"`), in pytree-leaf order."""
+    paths = jax.tree_util.tree_flatten_with_path(channel)[0]
+    return [".".join(str(getattr(k, "name", getattr(k, "key", k))) for k in path) for path, _ in paths]
 
 
 def _check_channels(regions: dict[str, Region]) -> tuple[str, ...]:
@@ -384,6 +384,11 @@ def _check_channels(regions: dict[str, Region]) -> tuple[str, ...]:
         if len(classes) > 1:
             raise ValueError(f"channel {c!r} must be of one class in every region; got {sorted(classes)}")
         ch = next(reg.channels[c] for reg in regions.values() if c in reg.channels)
+        if ch.reads:
+            raise ValueError(
+                f"channel {c!r} reads {', '.join(ch.reads)}: multi-compartment cells carry no concentrations yet; "
+                "use it in a HodgkinHuxley point cell with a concentration mechanism"
+            )
         for gate in ch.gates:
             if gate == "V" or gate in owner:
                 other = "the membrane potential" if gate == "V" else f"channel {owner[gate]!r}"

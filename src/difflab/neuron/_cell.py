@@ -24,6 +24,7 @@ from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumCha
 from ._estimate import estimate_conductances
 from ._rates import hh_rates
 from ._solver import RushLarsenCN
+from .channels._ions import AbstractConcentration
 
 _GATE_UNITS = "1"
 
@@ -33,6 +34,10 @@ class HodgkinHuxley(AbstractModel):
 
     $$C \frac{dV}{dt} = I(t) - \sum_c G_c(\text{gates})\,(V - E_c), \qquad
     \frac{dx}{dt} = \alpha_x(V)(1 - x) - \beta_x(V)\,x \ \text{ for every gate } x.$$
+
+    With concentration mechanisms (`concentrations`, e.g. `{"ca": CaDynamics_E2()}`) the cell also carries
+    each written concentration as a state (`cai`, mM), driven by the summed current of the channels of that ion;
+    those channels then use the ion's Nernst potential, and channels that read it (`SK_E2`) see it.
 
     The input `I(t)` is the protocol passed to [`difflab.simulate`][] (current density,
     µA/cm², depolarising when positive). States: `V` (mV) then the gates of each channel in
@@ -44,6 +49,7 @@ class HodgkinHuxley(AbstractModel):
         C: membrane capacitance (µF/cm²).
         celsius: temperature (°C).
         v_init: initial membrane potential (mV); gates start at their steady state there.
+        concentrations: `{ion: mechanism}` writing intracellular concentrations (none for the squid axon).
 
     Parameters by name: `gNa`, `gK`, `gL` (mS/cm²), `ENa`, `EK`, `EL` (mV), plus
     every dotted path such as `"channels.na.gbar"`; `model.replace(gNa=110.0)`.
@@ -55,6 +61,7 @@ class HodgkinHuxley(AbstractModel):
     C: Array
     celsius: Array
     v_init: Array
+    concentrations: dict[str, AbstractConcentration]
     #: Channel keys in the order given (a pytree dict is key-sorted; states keep this order).
     channel_order: tuple[str, ...] = eqx.field(static=True)
 
@@ -86,6 +93,7 @@ class HodgkinHuxley(AbstractModel):
         C: ArrayLike = 1.0,
         celsius: ArrayLike = 6.3,
         v_init: ArrayLike = -65.0,
+        concentrations: dict[str, AbstractConcentration] | None = None,
     ):
         if not isinstance(channels, dict) or not channels:
             raise TypeError(f"channels must be a non-empty dict of AbstractChannel; got {type(channels).__name__}")
@@ -98,6 +106,7 @@ class HodgkinHuxley(AbstractModel):
                     other = "the membrane potential" if gate == "V" else f"channel {seen[gate]!r}"
                     raise ValueError(f"gate name {gate!r} of channel {key!r} clashes with {other}")
                 seen[gate] = key
+        self.concentrations = _check_concentrations(concentrations, channels, seen)
         self.channels = dict(channels)
         self.channel_order = tuple(channels)
         self.C = as_float(C, "C")
@@ -140,22 +149,37 @@ class HodgkinHuxley(AbstractModel):
         """The channels in the order they were given."""
         return tuple(self.channels[k] for k in self.channel_order)
 
+    @property
+    def concentration_names(self) -> tuple[str, ...]:
+        """Concentration states in order (`("cai",)` with a calcium mechanism; `()` for the squid axon)."""
+        return tuple(c.state for c in self.concentrations.values())
+
+    def parameters(self) -> dict[str, Array]:
+        """All floating array fields by dotted name, plus those aliases (`gNa`, ...) whose channel exists."""
+        found = dict(iter_parameters(self))
+        return {**{a: found[p] for a, p in self.aliases.items() if p in found}, **found}
+
     # equinox lets a property implement the AbstractClassVar `states` (mypy reads it as a plain ClassVar)
     @property
     def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         gates = tuple(StateInfo(g, _GATE_UNITS, f"gating variable {g}") for g in self.gate_names)
-        return (StateInfo("V", "mV", "membrane potential"), *gates)
+        conc = tuple(
+            StateInfo(c.state, c.units, f"intracellular {c.ion} concentration") for c in self.concentrations.values()
+        )
+        return (StateInfo("V", "mV", "membrane potential"), *gates, *conc)
 
     def initial_state(self) -> dict[str, Array]:
-        """`V = v_init` with every gate at its steady state, broadcast to the parameters' shape."""
+        """`V = v_init`, concentrations at their mechanisms' `c_init`, every gate at its steady state there."""
         self.validate()
         shape = self.batch_shape()
         V = jnp.broadcast_to(self.v_init, shape)
         y = {"V": V}
+        conc = {c.state: jnp.broadcast_to(c.c_init, shape) for c in self.concentrations.values()}
         for channel in self.ordered_channels():
-            for name, x in channel.steady_state(V, self.celsius).items():
+            reads = {k: conc[k] for k in channel.reads}
+            for name, x in channel.steady_state(V, self.celsius, **reads).items():
                 y[name] = jnp.broadcast_to(x, shape)
-        return y
+        return {**y, **conc}
 
     def check_state(self, y) -> None:
         self.validate()
@@ -166,38 +190,74 @@ class HodgkinHuxley(AbstractModel):
             if value is not None and np.any((value < 0) | (value > 1)):
                 bad = value[(value < 0) | (value > 1)].ravel()[0] if value.ndim else value
                 raise ValueError(f"y0[{name!r}] must lie in [0, 1] (a gate's open fraction); got {bad}")
+        for name in self.concentration_names:
+            value = np.asarray(y[name]) if is_concrete(y[name]) else None
+            if value is not None and np.any(~(value > 0)):
+                raise ValueError(f"y0[{name!r}] must be > 0 mM (a concentration); got {value.ravel().min()}")
 
     # ---------------------------------------------------------------- dynamics
-    def gate_rates(self, V: Array) -> dict[str, tuple[Array, Array]]:
-        """`{gate: (α, β)}` of every channel at `V` (1/ms, temperature factor included)."""
+    def gate_rates(self, V: Array, concentrations: dict[str, Array] | None = None) -> dict[str, tuple[Array, Array]]:
+        """`{gate: (α, β)}` of every channel at `V` (1/ms, temperature factor included).
+
+        `concentrations` (`{"cai": ...}`, mM) feed the channels that read them; by default their initial values.
+        """
+        conc = self._concentrations(concentrations)
         out: dict[str, tuple[Array, Array]] = {}
         for channel in self.ordered_channels():
-            out.update(channel.rates(V, self.celsius))
+            out.update(channel.rates(V, self.celsius, **{k: conc[k] for k in channel.reads}))
         return out
 
+    def ion_reversals(self, y: dict[str, Array]) -> dict[str, Array]:
+        """`{ion: Nernst potential (mV)}` for every ion whose concentration is a state (read from `y`)."""
+        return {ion: c.reversal(y[c.state], self.celsius) for ion, c in self.concentrations.items()}
+
     def conductances(self, gates: dict[str, Array]) -> tuple[Array, Array]:
-        """Total conductance `G = Σ G_c` (mS/cm²) and `Σ G_c E_c` (µA/cm²) at the given gates."""
+        """Total conductance `G = Σ G_c` (mS/cm²) and `Σ G_c E_c` (µA/cm²) at the given gates.
+
+        With concentration mechanisms, `gates` also holds the concentrations (for the Nernst potentials).
+        """
+        erev = self.ion_reversals(gates)
         G: Array | float = 0.0
         GE: Array | float = 0.0
         for channel in self.ordered_channels():
             g = channel.conductance(gates)
             G = G + g
-            GE = GE + g * channel.E
+            GE = GE + g * channel.reversal(erev)
         return jnp.asarray(G), jnp.asarray(GE)
 
     def ionic_current(self, V: Array, gates: dict[str, Array]) -> Array:
         """Total outward ionic current density (µA/cm²)."""
-        return jnp.asarray(sum(channel.current(V, gates) for channel in self.ordered_channels()))
+        if not self.concentrations:  # fixed reversal potentials: the channels' own currents
+            return jnp.asarray(sum(channel.current(V, gates) for channel in self.ordered_channels()))
+        G, GE = self.conductances(gates)
+        return G * V - GE
+
+    def ion_currents(self, V: Array, y: dict[str, Array]) -> dict[str, Array]:
+        """`{ion: summed outward current density (µA/cm²)}` for every ion with a concentration mechanism."""
+        erev = self.ion_reversals(y)
+        out: dict[str, Array] = {}
+        for ion in self.concentrations:
+            terms = [ch.conductance(y) * (V - ch.reversal(erev)) for ch in self.ordered_channels() if ch.ion == ion]
+            out[ion] = jnp.asarray(sum(terms)) if terms else jnp.zeros_like(V)
+        return out
 
     def vector_field(self, t, y, args):
         V = y["V"]
         I = 0.0 if args is None else args(t)
         dV = (I - self.ionic_current(V, y)) / self.C
         dy = {"V": dV}
-        for name, (a, b) in self.gate_rates(V).items():
+        for name, (a, b) in self.gate_rates(V, y).items():
             x = y[name]
             dy[name] = a * (1 - x) - b * x
+        currents = self.ion_currents(V, y)
+        for ion, c in self.concentrations.items():
+            dy[c.state] = c.derivative(y[c.state], currents[ion])
         return dy
+
+    def _concentrations(self, y: dict[str, Array] | None) -> dict[str, Array]:
+        if y is None:
+            return {c.state: c.c_init for c in self.concentrations.values()}
+        return {name: y[name] for name in self.concentration_names}
 
     # ---------------------------------------------------------------- solver hooks
     def default_solver(self):
@@ -237,7 +297,7 @@ class HodgkinHuxley(AbstractModel):
 
         `None` unless `V` is measured and every path is a channel conductance (`gbar`/`g`).
         """
-        if "V" not in data:
+        if "V" not in data or self.concentrations:  # the regression assumes fixed reversal potentials
             return None
 
         return estimate_conductances(self, protocol, ts, data["V"], mask["V"], paths)
@@ -257,6 +317,8 @@ class HodgkinHuxley(AbstractModel):
             if path.endswith(".gbar") or path.endswith(".g"):
                 checks[f"{name} must be >= 0 mS/cm^2"] = (~(value < 0), value)
         checks["C must be > 0 uF/cm^2"] = (~(self.C <= 0), self.C)
+        for key, mechanism in self.concentrations.items():
+            checks.update(mechanism.physical_checks(f"concentrations.{key}"))
         return checks
 
     def validate(self) -> None:
@@ -275,6 +337,36 @@ class HodgkinHuxley(AbstractModel):
 
 #: Default fixed step of the default solver (ms).
 DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so step boundaries (10 ms = 128 steps) are exact in float32
+
+
+def _check_concentrations(
+    concentrations: dict[str, AbstractConcentration] | None, channels: dict[str, AbstractChannel], seen: dict[str, str]
+) -> dict[str, AbstractConcentration]:
+    """The mechanisms as a dict; refuses a clash of state names or a channel reading an unwritten concentration."""
+    concentrations = {} if concentrations is None else concentrations
+    if not isinstance(concentrations, dict):
+        raise TypeError(
+            f"concentrations must be a dict of concentration mechanisms; got {type(concentrations).__name__}"
+        )
+    written: dict[str, str] = {}
+    for key, mechanism in concentrations.items():
+        if not isinstance(mechanism, AbstractConcentration):
+            raise TypeError(
+                f"concentrations[{key!r}] must be a concentration mechanism; got {type(mechanism).__name__}"
+            )
+        if key != mechanism.ion:
+            raise ValueError(f"concentrations[{key!r}] writes the ion {mechanism.ion!r}; use the key {mechanism.ion!r}")
+        if mechanism.state in seen or mechanism.state == "V":
+            raise ValueError(f"concentration {mechanism.state!r} clashes with a gate or V")
+        written[mechanism.state] = key
+    for key, channel in channels.items():
+        for name in channel.reads:
+            if name not in written:
+                raise ValueError(
+                    f"channel {key!r} reads {name!r} but no concentration mechanism writes it; add one, e.g. "
+                    f"concentrations={{'ca': CaDynamics_E2()}}"
+                )
+    return dict(concentrations)
 
 
 def _max_finite_rate(rates: dict[str, tuple[Array, Array]]) -> Array:

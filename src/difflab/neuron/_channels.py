@@ -11,6 +11,7 @@ Units: conductances in mS/cm², potentials in mV, rates in 1/ms, currents in µA
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -43,12 +44,21 @@ class AbstractChannel(eqx.Module):
 
     #: Names of this channel's gate states in the cell's state dict.
     gates: eqx.AbstractClassVar[tuple[str, ...]]
-    #: Reversal potential (mV).
+    #: Reversal potential (mV); for a channel of an ion whose concentration the cell computes, the ion's Nernst
+    #: potential replaces it (see `difflab.neuron.channels.AbstractConcentration`).
     E: eqx.AbstractVar[Array]
+    #: The ion it carries (`"na"`, `"k"`, `"ca"`), or `None` for a nonspecific current.
+    ion: ClassVar[str | None] = None
+    #: Concentrations its rates read (`("cai",)`): passed to `rates` as keywords, written by the cell's
+    #: concentration mechanisms.
+    reads: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def rates(self, V: Array, celsius: Array) -> dict[str, tuple[Array, Array]]:
-        """`{gate: (α, β)}` in 1/ms at potential `V` (mV) and temperature `celsius` (°C)."""
+        """`{gate: (α, β)}` in 1/ms at potential `V` (mV) and temperature `celsius` (°C).
+
+        A channel that reads concentrations (`reads`) takes them as keywords, e.g. `rates(V, celsius, cai=...)`.
+        """
 
     @abc.abstractmethod
     def conductance(self, gates: Gates) -> Array:
@@ -58,9 +68,13 @@ class AbstractChannel(eqx.Module):
         """Outward current density `G (V − E)` in µA/cm²."""
         return self.conductance(gates) * (V - self.E)
 
-    def steady_state(self, V: Array, celsius: Array) -> Gates:
+    def steady_state(self, V: Array, celsius: Array, **concentrations: Array) -> Gates:
         """Gate values at rest, `x∞ = α / (α + β)`, for each gate of this channel."""
-        return {name: a / (a + b) for name, (a, b) in self.rates(V, celsius).items()}
+        return {name: a / (a + b) for name, (a, b) in self.rates(V, celsius, **concentrations).items()}
+
+    def reversal(self, ion_reversals: dict[str, Array]) -> Array:
+        """The reversal potential (mV): the ion's Nernst potential if the cell computes one, else `E`."""
+        return ion_reversals.get(self.ion, self.E) if self.ion is not None else self.E
 
 
 class SodiumChannel(AbstractChannel):
