@@ -12,7 +12,6 @@ from . import channels as channels
 from ._cable import Cell as Cell
 from ._cable import Region as Region
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
-from ._cell import HodgkinHuxley as HodgkinHuxley
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
 from ._channels import PotassiumChannel as PotassiumChannel
@@ -23,6 +22,7 @@ from ._features import spike_count as spike_count
 from ._features import spike_times as spike_times
 from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
+from ._hodgkin_huxley import HodgkinHuxley as HodgkinHuxley
 from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network

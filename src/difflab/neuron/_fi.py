@@ -10,8 +10,8 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core.internal import Step, is_concrete, simulate
-from ._cell import DEFAULT_DT, HodgkinHuxley
 from ._features import firing_rate, spike_count
+from ._hodgkin_huxley import DEFAULT_DT, HodgkinHuxley
 
 
 def _voltage(t, y, args):

@@ -44,7 +44,7 @@ from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, StateInfo
 from ..core.internal import is_concrete, raise_if_unphysical
-from ._cell import HodgkinHuxley
+from ._hodgkin_huxley import HodgkinHuxley
 from ._solver import AbstractVoltageStepSolver, _safe_div, rush_larsen_cn_step
 from ._synapses import AbstractSynapses, decay_factors, latest_arrival
 

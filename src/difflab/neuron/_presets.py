@@ -10,8 +10,8 @@ from typing import Any
 import jax.numpy as jnp
 
 from ..data.internal import resource_dir
-from ._cell import HodgkinHuxley
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
+from ._hodgkin_huxley import HodgkinHuxley
 
 _FOLDER = "hodgkin_huxley"
 _CHANNELS: dict[str, Callable[[], AbstractChannel]] = {"na": SodiumChannel, "k": PotassiumChannel, "leak": LeakChannel}
