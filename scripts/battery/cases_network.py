@@ -35,3 +35,14 @@ def _(ctx):
 
     net = _net()
     return jax.jit(lambda g: difflab.simulate(net.replace(gK=g), step(), jnp.arange(0.0, 0.5, 0.025))["V"])(-1.0)
+
+
+@case("net.delay-under-step", "1", r"a synaptic delay is shorter than the solver's step dt0", exc=(Exception,))
+def _(ctx):
+    import jax.numpy as jnp
+
+    import difflab
+    from difflab.neuron import ExpSynapses, HodgkinHuxley, Network
+
+    net = Network(HodgkinHuxley.squid_axon(), ExpSynapses([0], [1], 0.05, 0.01), 2)
+    return difflab.simulate(net, step(), jnp.arange(0.0, 0.5, 0.025), dt0=0.025)["V"].block_until_ready()

@@ -43,6 +43,15 @@ def test_bad_connectivity_is_refused():
         ExpSynapses([0, 1], [1, 0], [0.1, 0.2, 0.3], 1.0)
 
 
+def test_a_delay_shorter_than_the_step_is_refused():
+    """A spike must not act inside the step that found it: a delay under dt0 would arrive a step late."""
+    net = Network(HodgkinHuxley.squid_axon(), ExpSynapses([0], [1], 0.05, [0.01]), 2)
+    ts, stim = jnp.arange(0.0, 0.5, 0.025), difflab.Step(10.0, 0.0, 5.0)
+    with pytest.raises(Exception, match=r"a synaptic delay is shorter than the solver's step dt0"):
+        difflab.simulate(net, stim, ts, dt0=0.025)["V"].block_until_ready()
+    assert bool(difflab.simulate(net, stim, ts, dt0=0.01).succeeded)  # a delay of exactly one step is allowed
+
+
 def test_cells_area_and_synapse_constraints_are_refused_by_name():
     """A network checks its cells' constraints as the point cell does, eagerly, under jit and per member."""
     net = Network(HodgkinHuxley.squid_axon(), ExpSynapses([0], [1], 0.05, 1.0), 2)

@@ -333,6 +333,14 @@ class NetworkRushLarsenCN(AbstractVoltageStepSolver):
         net = args[0]
         V0 = y0["V"]
         history = _history(V0, jnp.zeros((), V0.dtype), *net.synaptic_conductance(y0))
+        if net.synapses:
+            # a delay shorter than the step would deliver its spike a step late, silently: refused
+            shortest = jnp.min(jnp.stack([jnp.min(jnp.asarray(syn.delay)) for syn in net.synapses]))
+            history = eqx.error_if(
+                history, shortest < (t1 - t0) * (1 - 1e-9),
+                "Network: a synaptic delay is shorter than the solver's step dt0, so its spikes would arrive a step "
+                "late; pass dt0 at most the shortest delay (ms)",
+            )  # fmt: skip
         return jax.lax.stop_gradient(net.longest_delays()), history
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
