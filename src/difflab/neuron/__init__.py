@@ -7,6 +7,9 @@ Units throughout: mV, ms, µA/cm² (input current density), mS/cm² (conductance
 from . import _cell_validation as _cell_validation  # registers the validation kind "neuron.cell_trace"
 from . import _network_validation as _network_validation  # registers "neuron.network_spikes"
 from . import _validation as _validation
+from ._asc import read_asc as read_asc
+from ._asc_parse import ASCError as ASCError
+from ._axon import replace_axon as replace_axon
 from ._cable import Cell as Cell
 from ._cable import Region as Region
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
@@ -25,6 +28,7 @@ from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network
 from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
+from ._nseg import with_nseg as with_nseg
 from ._presets import available_presets as available_presets
 from ._presets import load_preset as load_preset
 from ._rates import hh_rates as hh_rates
