@@ -22,6 +22,12 @@ A stack of outlines (overlapping in xy, ``contourstack2centroid``) gives one poi
 the diameter $\overline{|p_k - \bar p|} + P_3/(2\pi)$ (mean distance of the 101 resampled points from the centre
 plus the radius of a circle of the outline's 3-D perimeter $P_3$, closing edge included).
 
+Sums run left to right as NEURON's. Where an outline's points tie along the major axis (straight edges exactly
+perpendicular to it, as in a drawn square or diamond), which of them survive step 3 depends on the last bit of
+the eigenvectors, and NEURON's solver (Eigen) and LAPACK may differ there: BluePyOpt's synthetic
+``simple_ax2.asc`` (a diamond) gives a soma of L = 7.07 µm here and 6.79 µm in NEURON. Traced outlines (the
+shipped ones) agree to the last bit.
+
 Reference: NEURON's ``import3d`` library (Hines & Carnevale, *The NEURON Book*, 2006).
 """
 
@@ -38,7 +44,8 @@ def contour_centroid(xyz: np.ndarray) -> np.ndarray:
     """
     pts, mean = _resample(xyz)
     q = pts - mean
-    values, vectors = np.linalg.eigh(q.T @ q)
+    scatter = np.array([[_sum(q[:, i] * q[:, j]) for j in range(3)] for i in range(3)])
+    values, vectors = np.linalg.eigh(scatter)
     order = np.argsort(values, kind="stable")
     major = vectors[:, order[2]]
     if major[np.argmax(np.abs(major))] < 0:
@@ -48,7 +55,8 @@ def contour_centroid(xyz: np.ndarray) -> np.ndarray:
     if np.linalg.norm(minor) / (np.linalg.norm(major) + 1e-100) < 1e-6:
         raise ValueError("the soma outline has no minor axis in the xy plane (its points lie on a line)")
     minor /= np.linalg.norm(minor)
-    d, rad = q @ major, q @ minor
+    d = q[:, 0] * major[0] + q[:, 1] * major[1] + q[:, 2] * major[2]
+    rad = q[:, 0] * minor[0] + q[:, 1] * minor[1] + q[:, 2] * minor[2]
     imax = int(np.argmax(d))
     d, rad = np.roll(d, -imax), np.roll(rad, -imax)
     imin = int(np.argmin(d))
@@ -85,7 +93,12 @@ def _resample(xyz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     perim = np.concatenate([[0.0], np.cumsum(np.sqrt((step**2).sum(axis=1)))[:-1]])
     s = np.arange(101) * (perim[-1] / 100)
     pts = np.column_stack([_interpolate(s, perim, xyz[:, k]) for k in range(3)])
-    return pts, pts.mean(axis=0)
+    return pts, np.array([_sum(pts[:, k]) / len(pts) for k in range(3)])
+
+
+def _sum(x: np.ndarray) -> float:
+    """Left-to-right sum (NEURON's `Vector.sum`): outlines whose shape ties points make the result depend on it."""
+    return float(np.cumsum(x)[-1])
 
 
 def _increasing(d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
