@@ -42,8 +42,6 @@ from ._nseg import apply_nseg
 
 _NAMES = {1: "soma", 2: "axon", 3: "dend", 4: "apic"}
 
-__all__ = ["ASCError", "read_asc"]
-
 
 def read_asc(
     path: str | Path, *, nseg: Any = 1, Ra: Any = None, cm: Any = None, replace_axon: bool = False

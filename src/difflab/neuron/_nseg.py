@@ -24,9 +24,6 @@ import numpy as np
 
 from ._morphology import Morphology, Section
 
-#: what an `nseg` argument may be
-NsegRule = int | dict[str, int] | str | tuple
-
 
 def lambda_f(section: Section, frequency: float, Ra: float, cm: float) -> float:
     """NEURON's `lambda_f(frequency)` (µm) of a section from its 3-D points, `Ra` (Ω·cm) and `cm` (µF/cm²)."""
