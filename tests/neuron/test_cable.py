@@ -174,8 +174,6 @@ def test_bad_input_is_refused_by_name():
         cell.recorder(["apic(0.5)"])
     with pytest.raises(ValueError, match="x must be in \\[0, 1\\]"):
         cell.morphology.node("dend(1.5)")
-    with pytest.raises(ValueError, match="a point current needs 0 < x < 1"):
-        difflab.simulate(cell, IClamp({"dend(1)": difflab.Constant(0.1)}), jnp.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="missing \\['dend'\\], unknown \\['axon'\\]"):
         Cell(cell.morphology, {"soma": Region({}), "axon": Region({})})
     with pytest.raises(ValueError, match="one value per section \\(1\\); got shape \\(3,\\)"):

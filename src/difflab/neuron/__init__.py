@@ -9,6 +9,9 @@ import warnings
 from . import _presets
 from . import _validation as _validation
 from . import channels as channels
+from ._asc import read_asc as read_asc
+from ._asc_parse import ASCError as ASCError
+from ._axon import replace_axon as replace_axon
 from ._cable import Cell as Cell
 from ._cable import Region as Region
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
@@ -27,6 +30,7 @@ from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network
 from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
+from ._nseg import with_nseg as with_nseg
 from ._presets import load_preset as load_preset
 from ._presets import preset_names as preset_names
 from ._rates import hh_rates as hh_rates

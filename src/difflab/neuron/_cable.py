@@ -7,7 +7,8 @@ $$c_m \frac{dV_i}{dt} = -\sum_c G_c(\text{gates}_i)\,(V_i - E_c)
   + \frac{10^5}{A_i}\Big(\sum_j g_{ij}(V_j - V_i) + I_{\text{stim},i}\Big),$$
 
 in µA/cm² ($10^5$ turns nA/µm² into µA/cm²; $I_\text{stim}$ in nA), gates as in the point cell. The
-zero-area end nodes carry no state: their potential keeps $\sum_j g_{ij}(V_j - V_i) = 0$.
+zero-area end nodes carry no state: their potential keeps $\sum_j g_{ij}(V_j - V_i) + I_{\text{stim},i} = 0$, so a
+point current there reaches each neighbouring compartment $j$ in the share $g_{ij} / \sum_k g_{ik}$.
 """
 
 from __future__ import annotations
@@ -298,16 +299,24 @@ class Cell(AbstractModel):
             return jnp.zeros_like(like)
         morph = self.morphology
         if isinstance(protocol, IClamp):
-            segments = np.array([morph.segment(loc) for loc in protocol.locations])
+            nodes = [morph.node(loc) for loc in protocol.locations]
             current = protocol(t)
         elif isinstance(protocol, AbstractProtocol):
-            segments = np.array([morph.segment((morph.names[0], 0.5))])
+            nodes = [morph.segment((morph.names[0], 0.5))]
             current = jnp.asarray(protocol(t))[..., None]
         else:
             raise TypeError(f"protocol must be an IClamp, a difflab protocol or None; got {type(protocol).__name__}")
-        scale = jnp.asarray(_DENSITY / morph.area[segments], like.dtype)
-        current = jnp.asarray(current, like.dtype)
-        into = GatherSum([np.flatnonzero(segments == i) for i in range(morph.n_segments)], segments.size)
+        # a current into a zero-area end node leaves it at once into its neighbouring compartments, each taking
+        # its share g_zj / Σ g_z of the axial conductance (the node's balance, Σ g_zj (V_j − V_z) + I = 0)
+        source, target, edge = _clamp_paths(morph, nodes)
+        current = jnp.asarray(current, like.dtype)[..., source]
+        if (edge >= 0).any():
+            g = self.axial_conductance()
+            g_edge = jnp.where(edge >= 0, g[..., edge], 1.0)
+            g_total = GatherSum([np.flatnonzero(source == k) for k in range(len(nodes))], source.size)(g_edge)
+            current = current * g_edge / g_total[..., source]
+        scale = jnp.asarray(_DENSITY / morph.area[target], like.dtype)
+        into = GatherSum([np.flatnonzero(target == i) for i in range(morph.n_segments)], target.size)
         density = into(current * scale)
         return jnp.broadcast_to(density, jnp.broadcast_shapes(density.shape, like.shape))
 
@@ -331,15 +340,25 @@ class Cell(AbstractModel):
         return dy
 
     # ---------------------------------------------------------------- recordings
-    def voltage_at(self, V: Array, where) -> Array:
-        """The potential at a location (`"dend(0.9)"`) from compartment potentials `V` (`(..., n_segments)`).
+    def voltage_at(self, V: Array, where, protocol: Any = None, t: ArrayLike = 0.0) -> Array:
+        r"""The potential at a location (`"dend(0.9)"`) from compartment potentials `V` (`(..., n_segments)`).
 
-        NEURON's `v(x)`: the compartment containing `x`; at `x = 0` or `1` the zero-area end node.
+        NEURON's `v(x)`: the compartment containing `x`; at `x = 0` or `1` the zero-area end node, whose potential
+        includes the drop $I / \sum_j g_{zj}$ of an [`IClamp`][difflab.neuron.IClamp] current $I$ injected there
+        at `t` (pass the `protocol`).
         """
-        node = self.morphology.node(where)
-        if node < self.morphology.n_segments:
+        morph = self.morphology
+        node = morph.node(where)
+        if node < morph.n_segments:
             return V[..., node]
-        return self.node_potentials(V, self.axial_conductance())[..., node]
+        g = self.axial_conductance()
+        Vz = self.node_potentials(V, g)[..., node]
+        if isinstance(protocol, IClamp):
+            here = [k for k, loc in enumerate(protocol.locations) if morph.node(loc) == node]
+            if here:
+                edges = [e for _, e in morph.end_neighbours(node)]
+                Vz = Vz + jnp.sum(protocol(t)[..., here], axis=-1) / jnp.sum(g[..., edges], axis=-1)
+        return Vz
 
     def recorder(self, locations) -> tuple[Any, tuple[StateInfo, ...]]:
         """`(observe, observe_info)` for [`difflab.simulate`][]: the potential at each location, by name."""
@@ -348,7 +367,7 @@ class Cell(AbstractModel):
             self.morphology.node(where)  # unknown names and bad x fail here, before any tracing
 
         def observe(t, y, protocol):
-            return {where: self.voltage_at(y["V"], where) for where in locations}
+            return {where: self.voltage_at(y["V"], where, protocol, t) for where in locations}
 
         return observe, tuple(StateInfo(w, "mV", f"membrane potential at {w}") for w in locations)
 
@@ -368,6 +387,20 @@ class Cell(AbstractModel):
 
 #: Default fixed step of the cable solver (ms).
 DEFAULT_CABLE_DT = 0.025
+
+
+def _clamp_paths(morph: Morphology, nodes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`(clamp, compartment, edge)` for every path of a clamp's current into the compartments.
+
+    A clamp in a compartment has one path (edge −1); one at an end node a path to each neighbour of the node
+    (edge: the child node of the axial conductance between them).
+    """
+    paths = []
+    for k, node in enumerate(nodes):
+        near = [(node, -1)] if node < morph.n_segments else morph.end_neighbours(node)
+        paths += [(k, j, e) for j, e in near]
+    source, target, edge = (np.array(col, dtype=np.int64) for col in zip(*paths, strict=True))
+    return source, target, edge
 
 
 def _leaf_fields(channel: AbstractChannel) -> list[str]:

@@ -219,6 +219,11 @@ class Morphology:
             raise ValueError(f"location {where!r}: a point current needs 0 < x < 1 (the ends have no membrane)")
         return self.node((name, x))
 
+    def end_neighbours(self, node: int) -> list[tuple[int, int]]:
+        """`(compartment, edge)` for each neighbour of a zero-area end node; an edge is named by its child node."""
+        up = [(int(self.parent[node]), node)] if self.parent[node] >= 0 else []
+        return up + [(int(c), int(c)) for c in np.flatnonzero(self.parent == node)]
+
     def segment_centres(self) -> np.ndarray:
         """3-D coordinates (µm) of every compartment's centre, shape `(n_segments, 3)` (for plots)."""
         out = np.zeros((self.n_segments, 3))

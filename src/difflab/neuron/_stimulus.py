@@ -19,7 +19,10 @@ class IClamp(AbstractProtocol):
     shape `(..., locations)`.
 
     Args:
-        currents: `{"soma(0.5)": protocol, ...}`; a location is `"section(x)"` with `0 < x < 1`.
+        currents: `{"soma(0.5)": protocol, ...}`; a location is `"section(x)"` with `0 <= x <= 1`. At `x = 0` or
+            `1` (a zero-area end node, as NEURON allows) the current flows on into the neighbouring compartments,
+            each taking its share $g_j / \sum g$ of the node's axial conductances, and the node's potential
+            carries the drop $I / \sum g$.
 
     Example: `IClamp({"soma(0.5)": difflab.Step(0.3, 5.0, 45.0)})`.
     """

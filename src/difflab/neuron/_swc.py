@@ -26,10 +26,12 @@ Reference: Cannon et al., J. Neurosci. Methods 84:49 (1998) (the SWC format); NE
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ._morphology import Morphology, Section, as_point
+from ._nseg import apply_nseg
 
 _TYPES = {1: "soma", 2: "axon", 3: "dend", 4: "apic"}
 
@@ -38,18 +40,21 @@ class SWCError(ValueError):
     """A malformed SWC file (the message names the file, the line and the point)."""
 
 
-def read_swc(path: str | Path, *, nseg: int | dict[str, int] = 1) -> Morphology:
+def read_swc(path: str | Path, *, nseg: Any = 1, Ra: Any = None, cm: Any = None) -> Morphology:
     """Read an SWC file into a [`Morphology`][difflab.neuron.Morphology] with ``Import3d``'s sections.
 
     Args:
         path: the ``.swc`` file (coordinates and radii in µm).
-        nseg: compartments per section, one number or ``{region: nseg}`` (regions absent from it get 1).
+        nseg: compartments per section: one number, ``{region: nseg}`` (regions absent from it get 1),
+            ``"d_lambda"`` or ``("length", µm)`` (see [`with_nseg`][difflab.neuron.with_nseg]).
+        Ra: axial resistivity (Ω·cm), a number or ``{region: number}``: needed by ``nseg="d_lambda"``.
+        cm: specific capacitance (µF/cm²), a number or ``{region: number}``: needed by ``nseg="d_lambda"``.
 
     Raises:
         SWCError: on malformed input (see the module docstring).
     """
     points = _parse(Path(path))
-    return Morphology(_sections(points, nseg, Path(path).name))
+    return Morphology(apply_nseg(_sections(points, 1, Path(path).name), nseg, Ra=Ra, cm=cm))
 
 
 def _parse(path: Path) -> dict[int, tuple[int, np.ndarray, int, int]]:
