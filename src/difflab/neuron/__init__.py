@@ -12,9 +12,9 @@ from . import channels as channels
 from ._asc import read_asc as read_asc
 from ._asc_parse import ASCError as ASCError
 from ._axon import replace_axon as replace_axon
-from ._cable import Cell as Cell
-from ._cable import Region as Region
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
+from ._cell import Cell as Cell
+from ._cell import Region as Region
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
 from ._channels import PotassiumChannel as PotassiumChannel

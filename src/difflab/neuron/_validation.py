@@ -48,7 +48,7 @@ from ..validation import (
     register_runner,
     rms_error,
 )
-from ._cable import Cell, Region
+from ._cell import Cell, Region
 from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 from ._features import spike_times
 from ._fi import fi_curve
