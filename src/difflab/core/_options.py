@@ -68,10 +68,12 @@ class SolveOptions:
             value = getattr(self, name)
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise TypeError(f"{name} must be a finite real number or None; got {value!r}")
-            if value < 0 or (name == "rtol" and value == 0 and self.atol == 0):
-                raise ValueError(f"{name} must be > 0 (rtol and atol not both 0); got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a finite number >= 0; got {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+        if self.rtol == 0 and self.atol == 0:
+            raise ValueError("rtol and atol must not both be 0: no step can meet a zero tolerance; got 0, 0")
         if (self.rtol is not None or self.atol is not None) and self.stepsize_controller is not None:
             raise ValueError(
                 "rtol/atol tighten the model's own step controller; with stepsize_controller given, set the tolerances "

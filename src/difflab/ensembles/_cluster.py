@@ -23,6 +23,7 @@ import os
 import pickle
 import shutil
 import socket
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,6 @@ import cloudpickle
 import jax
 from tqdm.auto import tqdm
 
-from ..core.internal import package_version
 from ..data.internal import write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 
@@ -85,7 +85,9 @@ def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
 
 def expected_worker() -> tuple[str, bool]:
     """What every worker must match: this process's difflab version and float64 mode."""
-    return package_version("difflab"), bool(jax.config.read("jax_enable_x64"))
+    # the version of the package this process runs (its __version__: difflab is imported whenever this runs), read
+    # through sys.modules rather than an `import difflab` that would make this module part of an import cycle
+    return str(sys.modules["difflab"].__version__), bool(jax.config.read("jax_enable_x64"))
 
 
 def worker_facts(marker: str, token: str) -> dict[str, Any]:
