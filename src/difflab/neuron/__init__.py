@@ -19,6 +19,12 @@ from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
 from ._channels import PotassiumChannel as PotassiumChannel
 from ._channels import SodiumChannel as SodiumChannel
+from ._distributions import AbstractDistribution as AbstractDistribution
+from ._distributions import Exponential as Exponential
+from ._distributions import Linear as Linear
+from ._distributions import Sigmoid as Sigmoid
+from ._distributions import Uniform as Uniform
+from ._distributions import Window as Window
 from ._features import firing_rate as firing_rate
 from ._features import soft_spike_count as soft_spike_count
 from ._features import spike_count as spike_count

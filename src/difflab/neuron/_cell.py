@@ -26,6 +26,7 @@ from ..core import AbstractModel, AbstractProtocol, StateInfo
 from ..core.internal import as_float, iter_parameters, raise_if_unphysical
 from ._cable_solver import CableRushLarsenCN
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
+from ._distributions import AbstractDistribution
 from ._gather_sum import GatherSum
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
@@ -44,13 +45,23 @@ class Region(eqx.Module):
         channels: `{name: channel}` with the channels of `difflab.neuron` (densities in mS/cm²).
         cm: specific membrane capacitance (µF/cm²); NEURON's default 1.
         Ra: axial resistivity (Ω·cm); NEURON's default 35.4.
+        distributions: `{"<field>_<channel>": distribution}`: a channel parameter as a function of the path
+            distance from the soma (see `difflab.neuron.Exponential` and the other distributions), evaluated at
+            every compartment's centre of the region; it replaces the channel's own value of that field here.
     """
 
     channels: dict[str, AbstractChannel]
     cm: Array
     Ra: Array
+    distributions: dict[str, AbstractDistribution]
 
-    def __init__(self, channels: dict[str, AbstractChannel], cm: ArrayLike = 1.0, Ra: ArrayLike = 35.4):
+    def __init__(
+        self,
+        channels: dict[str, AbstractChannel],
+        cm: ArrayLike = 1.0,
+        Ra: ArrayLike = 35.4,
+        distributions: dict[str, AbstractDistribution] | None = None,
+    ):
         if not isinstance(channels, dict):
             raise TypeError(f"channels must be a dict of AbstractChannel; got {type(channels).__name__}")
         for key, ch in channels.items():
@@ -61,6 +72,35 @@ class Region(eqx.Module):
         self.Ra = as_float(Ra, "Ra")
         if (np.asarray(self.cm) <= 0).any() or (np.asarray(self.Ra) <= 0).any():
             raise ValueError(f"cm (µF/cm²) and Ra (Ω·cm) must be > 0; got cm={self.cm}, Ra={self.Ra}")
+        self.distributions = _check_distributions(distributions, self.channels)
+
+    def distributed(self, key: str) -> tuple[str, str]:
+        """`(channel, field)` of a distribution's key `"<field>_<channel>"`."""
+        for c, ch in self.channels.items():
+            if key.endswith("_" + c) and key[: -len(c) - 1] in _leaf_fields(ch):
+                return c, key[: -len(c) - 1]
+        raise KeyError(key)
+
+
+def _check_distributions(distributions, channels: dict[str, AbstractChannel]) -> dict[str, AbstractDistribution]:
+    """The distributions by key, each naming a top-level parameter of a channel of this region, refused otherwise."""
+    if distributions is None:
+        return {}
+    if not isinstance(distributions, dict):
+        raise TypeError(f"distributions must be a dict {{'<field>_<channel>': distribution}}; got {distributions!r}")
+    names = [f"{f}_{c}" for c, ch in channels.items() for f in _leaf_fields(ch) if "." not in f]
+    for key, dist in distributions.items():
+        if not isinstance(dist, AbstractDistribution):
+            raise TypeError(f"distributions[{key!r}] must be a distribution (e.g. Exponential); got {dist!r}")
+        if key not in names:
+            raise ValueError(
+                f"distributions[{key!r}] must name a parameter of a channel of this region as '<field>_<channel>'; "
+                f"the region's are {', '.join(names) or 'none'}"
+            )
+        for field, leaf in zip(_leaf_fields(dist), jax.tree.leaves(dist), strict=True):
+            if jnp.ndim(leaf) != 0:
+                raise ValueError(f"distributions[{key!r}].{field} must be a scalar; got shape {jnp.shape(leaf)}")
+    return dict(distributions)
 
 
 class Cell(AbstractModel):
@@ -133,6 +173,14 @@ class Cell(AbstractModel):
                 checks[f"{name} must be > 0 uF/cm^2"] = (~(value <= 0), value)
             elif field == "Ra":
                 checks[f"{name} must be > 0 ohm cm"] = (~(value <= 0), value)
+        morph = self.morphology
+        for r, reg in self.regions.items():
+            d = morph.path_distances()[[morph.sections[k].region == r for k in morph.seg_section]]
+            for key, dist in reg.distributions.items():
+                if reg.distributed(key)[1] in ("gbar", "g"):
+                    values = dist(jnp.asarray(d))
+                    ok = ~jnp.any(values < 0, axis=-1)
+                    checks[f"{r}.{key} must be >= 0 mS/cm^2 in every compartment"] = (ok, jnp.min(values, axis=-1))
         return checks
 
     @classmethod
@@ -169,6 +217,10 @@ class Cell(AbstractModel):
             for c, ch in region.channels.items():
                 for field in _leaf_fields(ch):
                     out[f"{r}.{field}_{c}"] = f"regions.{r}.channels.{c}.{field}"
+            for key, dist in region.distributions.items():  # "apic.gbar_Ih" is then the distribution's value
+                for field in _leaf_fields(dist):
+                    name = f"{r}.{key}" if field == "value" else f"{r}.{key}.{field}"
+                    out[name] = f"regions.{r}.distributions.{key}.{field}"
         return out
 
     @property
@@ -228,12 +280,27 @@ class Cell(AbstractModel):
                 ]
                 for i, f in enumerate(fields)
             ]
+            full = self._apply_distributions(c, fields, full)
             channel = jax.tree.unflatten(jax.tree.structure(template), full)
             # in the parameters' dtype: a float64 mask would promote a float32 cell to float64
             present = np.array([c in self.regions[s.region].channels for s in self.morphology.sections],
                                dtype=full[0].dtype if full else float)  # fmt: skip
             out.append((c, channel, present[seg_section]))
         return tuple(out)
+
+    def _apply_distributions(self, c: str, fields: list[str], full: list[Array]) -> list[Array]:
+        """`full` (per-compartment values of channel `c`'s fields) with the regions' distributions applied."""
+        morph = self.morphology
+        out = list(full)
+        for r, reg in self.regions.items():
+            for i, f in enumerate(fields):
+                dist = reg.distributions.get(f"{f}_{c}")
+                if dist is None:
+                    continue
+                inside = np.array([morph.sections[k].region == r for k in morph.seg_section])
+                d = jnp.asarray(morph.path_distances(), dtype=out[i].dtype)
+                out[i] = jnp.where(inside, dist(d).astype(out[i].dtype), out[i])
+        return out
 
     def _gather_sections(self, values: dict[str, Array], field: str, owner: str | None = None) -> Array:
         """Region values (scalar or per-branch) as one array over all sections, shape `(..., n_sections)`."""
@@ -266,6 +333,9 @@ class Cell(AbstractModel):
             for c, ch in reg.channels.items():
                 for f, leaf in zip(_leaf_fields(ch), jax.tree.leaves(ch), strict=True):
                     yield f"{r}.channels.{c}.{f}", leaf
+            for key, dist in reg.distributions.items():
+                for f, leaf in zip(_leaf_fields(dist), jax.tree.leaves(dist), strict=True):
+                    yield f"{r}.distributions.{key}.{f}", leaf
 
     # ---------------------------------------------------------------- dynamics
     def axial_conductance(self) -> Array:
@@ -403,7 +473,7 @@ def _clamp_paths(morph: Morphology, nodes: list[int]) -> tuple[np.ndarray, np.nd
     return source, target, edge
 
 
-def _leaf_fields(channel: AbstractChannel) -> list[str]:
+def _leaf_fields(channel: eqx.Module) -> list[str]:
     """Dotted names of the array leaves of a channel (`"gbar"`, `"temperature.q10"`), in pytree-leaf order."""
     paths = jax.tree_util.tree_flatten_with_path(channel)[0]
     return [".".join(str(getattr(k, "name", getattr(k, "key", k))) for k in path) for path, _ in paths]

@@ -224,6 +224,29 @@ class Morphology:
         up = [(int(self.parent[node]), node)] if self.parent[node] >= 0 else []
         return up + [(int(c), int(c)) for c in np.flatnonzero(self.parent == node)]
 
+    def path_distances(self) -> np.ndarray:
+        """Path distance (µm) along the tree from the root section's centre to every compartment's centre.
+
+        NEURON's `distance(soma(0.5), seg)` with the root (the soma) as origin: `|x − 0.5| L` on the root
+        section, and on any other section the distance of its attachment point plus `x L`.
+        """
+        start: dict[str, float] = {}
+        by_name = {sec.name: sec for sec in self.sections}
+
+        def along(sec: Section, x: float) -> float:
+            if sec.parent is None:
+                return abs(x - 0.5) * sec.L
+            return start[sec.name] + x * sec.L
+
+        out = np.zeros(self.n_segments)
+        for k in self._topological_order():
+            sec = self.sections[k]
+            if sec.parent is not None:
+                start[sec.name] = along(by_name[sec.parent], sec.parent_x)
+            x = (np.arange(sec.nseg) + 0.5) / sec.nseg
+            out[self.seg_start[k] : self.seg_start[k] + sec.nseg] = [along(sec, float(xi)) for xi in x]
+        return out
+
     def segment_centres(self) -> np.ndarray:
         """3-D coordinates (µm) of every compartment's centre, shape `(n_segments, 3)` (for plots)."""
         out = np.zeros((self.n_segments, 3))
