@@ -25,7 +25,7 @@ def _(ctx):
 
 @case("io.interrupt-and-mode-tests-exist", "7/20", check=lambda found: (all(found.values()), str(found)))
 def _(ctx):
-    text = (ROOT / "tests" / "core" / "test_io.py").read_text()
+    text = (ROOT / "tests" / "data" / "test_io.py").read_text()
     names = ("test_ctrl_c_during_a_write_finishes_the_file_first",
              "test_written_files_follow_the_umask_and_stale_temporaries_are_removed")  # fmt: skip
     return {n: f"def {n}(" in text for n in names}

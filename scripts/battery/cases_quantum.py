@@ -33,7 +33,7 @@ def _(ctx):
     return q.mesolve(q.sigmaz(), q.fock_dm(2, 0), np.linspace(0, 1, 5), jump_ops=[c])
 
 
-@case("q.mesolve-nan-drive-op", "1", r"Drive.operator. must be finite")
+@case("q.mesolve-nan-drive-op", "1", r"Drive.operator must be finite")
 def _(ctx):
     q = _q()
     import difflab
