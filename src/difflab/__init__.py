@@ -27,9 +27,11 @@ from .calibration import AbstractTransform as AbstractTransform
 from .calibration import Bounded as Bounded
 from .calibration import Calibration as Calibration
 from .calibration import CalibrationWarning as CalibrationWarning
+from .calibration import EstimateUnavailable as EstimateUnavailable
 from .calibration import FiringRate as FiringRate
 from .calibration import GrowingWindows as GrowingWindows
 from .calibration import Identity as Identity
+from .calibration import LinearlyEstimable as LinearlyEstimable
 from .calibration import Log as Log
 from .calibration import Positive as Positive
 from .calibration import SpikeTimes as SpikeTimes

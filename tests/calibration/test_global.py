@@ -184,3 +184,10 @@ def test_nan_starts_are_refused_by_name():
     for params in ({"k": difflab.Positive()}, {"k": None}, {"k": (0.1, 2.0)}):
         with pytest.raises(ValueError, match=r"parameter 'k' = \[nan\] must be finite"):
             difflab.calibrate(Decay(), None, data, params=params, starts={"k": [np.nan]})
+
+
+def test_the_linear_estimate_is_an_optional_hook_of_calibration():
+    """Only models that implement it are `LinearlyEstimable`; the others need nothing (no method on every model)."""
+    assert isinstance(HodgkinHuxley.squid_axon(), difflab.LinearlyEstimable)
+    assert not isinstance(Decay(), difflab.LinearlyEstimable)
+    assert not hasattr(difflab.AbstractModel, "linear_estimate")

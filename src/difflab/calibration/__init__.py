@@ -6,6 +6,8 @@ checkpoints, uncertainty, profile likelihood and global strategies.
 
 from ._calibrate import calibrate as calibrate
 from ._diagnostics import CalibrationWarning as CalibrationWarning
+from ._linear_estimate import EstimateUnavailable as EstimateUnavailable
+from ._linear_estimate import LinearlyEstimable as LinearlyEstimable
 from ._losses import MSE as MSE
 from ._losses import AbstractLoss as AbstractLoss
 from ._losses import FiringRate as FiringRate

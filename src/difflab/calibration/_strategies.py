@@ -6,7 +6,7 @@ stops there. Three strategies, chosen with `calibrate(..., strategy=...)`:
 
 - `"multistart"`: every start runs on the whole data (the local optimiser alone).
 - `"linear"`: the model estimates the fitted parameters from the data by least squares
-  ([`AbstractModel.linear_estimate`][difflab.AbstractModel.linear_estimate]; a Hodgkin–Huxley cell
+  (a model's `linear_estimate`, the [`LinearlyEstimable`][difflab.LinearlyEstimable] hook; a Hodgkin–Huxley cell
   does so for channel conductances given the recorded potential), and every start begins there.
   The estimate depends on the data only, so no start can fall into a side minimum.
 - [`GrowingWindows`][difflab.GrowingWindows]: fit the first part of the data, then twice as much,
@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.internal import EstimateUnavailable
+from ._linear_estimate import EstimateUnavailable, linear_estimate_of
 from ._losses import MSE
 
 STRATEGY_NAMES = ("auto", "multistart", "linear")
@@ -105,7 +105,7 @@ def linear_start(problem, fit, members, theta, starts: int) -> tuple[dict | None
         data = {k: v[r] for k, v in fit.values.items()}
         mask = {k: m[r] for k, m in fit.mask.items()}
         try:
-            estimate = problem.model.linear_estimate(paths, protocol, fit.ts, data, mask)
+            estimate = linear_estimate_of(problem.model, paths, protocol, fit.ts, data, mask)
         except EstimateUnavailable as err:
             return None, str(err), False
         if estimate is None or set(estimate) != set(paths):

@@ -28,10 +28,6 @@ class StateInfo:
 State = dict[str, Array]
 
 
-class EstimateUnavailable(ValueError):
-    """Raised by `AbstractModel.linear_estimate` when the data do not allow its estimate; the message says why."""
-
-
 class AbstractModel(eqx.Module):
     """A system of ordinary differential equations ``dy/dt = f(t, y, args)``.
 
@@ -86,21 +82,6 @@ class AbstractModel(eqx.Module):
             f"{names.get(path, path)} must be finite": (jnp.isfinite(value), value)
             for path, value in iter_parameters(self)
         }
-
-    def linear_estimate(
-        self, paths: tuple[str, ...], protocol: Any, ts: Array, data: dict[str, Array], mask: dict[str, Array]
-    ) -> dict[str, float] | None:
-        """Estimates of the parameters at ``paths`` from measured ``data`` alone, or ``None`` (the default).
-
-        A model whose equations are linear in some parameters once the measured states are known
-        (conductances of a cell whose potential is recorded) can solve for them by least squares,
-        without a start and without side minima. [`difflab.calibrate`][] then starts from the
-        estimate (``strategy="auto"`` or ``"linear"``). ``data`` and ``mask`` map state names to
-        one recording ``(time, ...)``; return ``None`` when the estimate does not apply to these parameters, and
-        raise [`EstimateUnavailable`][difflab.core._model.EstimateUnavailable] with the reason when these data
-        do not allow it (too coarse, too short).
-        """
-        return None
 
     # Parameters by name ---------------------------------------------------------------
     #: Short names for dotted parameter paths, e.g. ``{"gNa": "channels.na.gbar"}``.

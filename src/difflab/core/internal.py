@@ -28,7 +28,6 @@ from ._crossings import first_crossings as first_crossings
 from ._crossings import soft_crossing_count as soft_crossing_count
 from ._crossings import upward_crossings as upward_crossings
 from ._model import AbstractModel as AbstractModel
-from ._model import EstimateUnavailable as EstimateUnavailable
 from ._model import StateInfo as StateInfo
 from ._options import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._options import SOLVE_FIELDS as SOLVE_FIELDS

@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.internal import EstimateUnavailable
+from ..calibration.internal import EstimateUnavailable
 
 #: Length (ms) of the blocks over which the membrane equation is integrated.
 BLOCK_MS = 0.5
