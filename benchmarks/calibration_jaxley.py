@@ -2,7 +2,7 @@
 
 Run with the Jaxley environment (Jaxley is not a difflab dependency):
 
-    /work/venv-hhbench/bin/python benchmarks/calibration_jaxley.py /tmp/hh_fit_data.npz [adam_steps] [--no-sweep]
+    PEER_PYTHON benchmarks/calibration_jaxley.py /tmp/hh_fit_data.npz [adam_steps] [--no-sweep]
 
 Workflow as in Jaxley's training tutorial: a single-compartment cell with ``jaxley.channels.HH``,
 ``make_trainable`` on HH_gNa, HH_gK, HH_gLeak, ``ParamTransform`` with ``SigmoidTransform`` bounds,

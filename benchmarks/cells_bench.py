@@ -22,8 +22,8 @@ at 1.1 × nominal, one cell (difflab: forward mode, six tangents in one pass, an
 Timing: compile everything, then call difflab and Jaxley in alternation (the Jaxley half is a second process
 that runs one call per request, so both see the same machine load); medians of `--repeats` calls.
 
-    python benchmarks/cells_bench.py --peer-python /work/venv-jaxley/bin/python --dtype float64
-    python benchmarks/cells_bench.py --peer-python /work/venv-jaxley/bin/python --convergence
+    python benchmarks/cells_bench.py --peer-python PEER_PYTHON --dtype float64
+    python benchmarks/cells_bench.py --peer-python PEER_PYTHON --convergence
 
 The peer half (`--peer`) imports only Jaxley, JAX and NumPy (`pip install jaxley==0.14.0`).
 """

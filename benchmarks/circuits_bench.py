@@ -6,7 +6,7 @@ and its gradient with respect to all 2·n·L angles (reverse mode; difflab's `qc
 unless `--gradient backprop`), jitted, complex128/float64. Parameters drawn with
 `numpy.random.default_rng(0)`; the energies and gradients of the peers are compared with difflab's.
 
-    python benchmarks/circuits_bench.py --peer-python /work/venv-ref-circuits/bin/python --qubits 4 8 12 16 20
+    python benchmarks/circuits_bench.py --peer-python PEER_PYTHON --qubits 4 8 12 16 20
     python benchmarks/circuits_bench.py --memory 20 --layers 1   # energy and gradient at 20 qubits: peak memory
 
 Peers: PennyLane 0.45.1 `default.qubit` with the JAX interface (`diff_method="backprop"`) and TensorCircuit-NG

@@ -6,7 +6,7 @@ damping (γ = 0.02)]; the output is the final density matrix (2ⁿ × 2ⁿ). Ang
 Both sides get the channels as the same Kraus matrices; Aer's qubit order (qubit 0 the least significant bit) is
 reversed before the matrices are compared.
 
-    python benchmarks/circuits_noisy.py --peer-python /work/venv-ref-circuits/bin/python --qubits 8 10 12
+    python benchmarks/circuits_noisy.py --peer-python PEER_PYTHON --qubits 8 10 12
 
 The peer half (`--peer`) imports only Qiskit, Qiskit Aer and NumPy, and runs in its own environment
 (`pip install qiskit==2.6.2 qiskit-aer==0.18.2`). Timings: median of `--repeats` calls after one warm-up call, the

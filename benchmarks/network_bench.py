@@ -17,8 +17,8 @@ U[0.2, 1] nS, delays U[1, 3] ms.
 Timing: compiled first, then difflab and Jaxley called in alternation (the Jaxley half is a second process driven
 one call at a time, with the same environment, `XLA_FLAGS` included); medians of `--repeats`.
 
-    /work/venv-neuron/bin/python benchmarks/network_neuron.py --out /tmp/network_neuron.json
-    python benchmarks/network_bench.py --peer-python /work/venv-jaxley/bin/python --neuron-json /tmp/network_neuron.json
+    PEER_PYTHON benchmarks/network_neuron.py --out /tmp/network_neuron.json
+    python benchmarks/network_bench.py --peer-python PEER_PYTHON --neuron-json /tmp/network_neuron.json
 """
 
 from __future__ import annotations

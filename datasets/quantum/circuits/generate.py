@@ -1,8 +1,8 @@
 """Generate the quantum-circuit reference data with PennyLane (run in a separate venv, never imported by difflab).
 
-    python3 -m venv /work/venv-ref-circuits
-    /work/venv-ref-circuits/bin/pip install pennylane==0.45.1 "jax[cpu]==0.10.2"
-    /work/venv-ref-circuits/bin/python datasets/quantum/circuits/generate.py
+    python3 -m venv PEER_VENV
+    PEER_VENV/bin/pip install pennylane==0.45.1 "jax[cpu]==0.10.2"
+    PEER_PYTHON datasets/quantum/circuits/generate.py
 
 Writes, next to this script:
 
