@@ -25,7 +25,6 @@ from jaxtyping import ArrayLike, PRNGKeyArray
 from tqdm.auto import tqdm
 
 from ..core.internal import (
-    SOLVE_FIELDS,
     AbstractInterpolated,
     AbstractModel,
     SolveOptions,
@@ -33,6 +32,7 @@ from ..core.internal import (
     get_path,
     is_concrete,
     merge_options,
+    split_solve_keywords,
 )
 from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
 from . import _checkpoint
@@ -209,8 +209,7 @@ def calibrate(
     members = _members(protocol, fit, starts)
     if client is not None:  # every argument is checked here, before anything is sent to a worker
         values = start_values(model, transforms, paths, starts, key, explicit)
-        solve = {k: v for k, v in problem.sim_options.items() if k in SOLVE_FIELDS}
-        extra = {k: v for k, v in problem.sim_options.items() if k not in SOLVE_FIELDS}
+        solve, extra = split_solve_keywords(problem.sim_options)
         task = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
                     steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
                     options=SolveOptions(**solve), simulate_options=extra or None, refine=refine)  # fmt: skip
@@ -567,8 +566,7 @@ def _simulate_keywords(options: SolveOptions | None, simulate_options: Mapping[s
         DeprecationWarning,
         stacklevel=3,
     )
-    extra = dict(simulate_options)
-    solve = {name: extra.pop(name) for name in list(extra) if name in SOLVE_FIELDS}
+    solve, extra = split_solve_keywords(simulate_options)
     return {**extra, **merge_options(options, solve, "calibrate").keywords()}
 
 

@@ -23,9 +23,9 @@ import diffrax
 import equinox as eqx
 import numpy as np
 
-from ._checks import check_solve_options, is_concrete
+from ._checks import check_numeric, check_solve_options, is_concrete
 
-__all__ = ["DEFAULT_MAX_STEPS", "SOLVE_FIELDS", "SolveOptions", "merge_options"]
+__all__ = ["DEFAULT_MAX_STEPS", "SOLVE_FIELDS", "SolveOptions", "merge_options", "split_solve_keywords"]
 
 #: Default bound on the number of solver steps (enough for 1.1 s of HH at 0.025 ms steps).
 DEFAULT_MAX_STEPS = 2**17
@@ -80,8 +80,9 @@ class SolveOptions:
                 f"on it instead; got rtol={self.rtol!r}, atol={self.atol!r} and {self.stepsize_controller!r}"
             )
         if self.dt0 is not None and is_concrete(self.dt0):
-            step = np.asarray(self.dt0, dtype=float) if _is_number(self.dt0) else None
-            if step is None or step.ndim != 0 or not np.isfinite(step) or step <= 0:
+            check_numeric(self.dt0, "dt0")
+            step = np.asarray(self.dt0, dtype=float)
+            if step.ndim != 0 or not np.isfinite(step) or step <= 0:
                 raise ValueError(f"dt0 must be a finite step > 0 (model time units) or None; got {self.dt0!r}")
         if not isinstance(self.throw, bool | np.bool_):
             raise TypeError(f"throw must be True or False; got {self.throw!r}")
@@ -133,10 +134,6 @@ def _differs(options: SolveOptions, name: str) -> bool:
     return bool(value != default)
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real | np.ndarray | np.generic) or hasattr(x, "__jax_array__") or hasattr(x, "dtype")
-
-
 def merge_options(options: SolveOptions | None, keywords: Mapping[str, Any], where: str) -> SolveOptions:
     """`options` with the solve keywords given to `where` (a function's name) applied; unknown keywords refused.
 
@@ -157,3 +154,9 @@ def merge_options(options: SolveOptions | None, keywords: Mapping[str, Any], whe
     if both:
         raise ValueError(f"{where}(): {both[0]} is given both as a keyword and in options; give it once")
     return options.replace(**keywords) if keywords else options
+
+
+def split_solve_keywords(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`(the fields of SolveOptions, everything else)` among `keywords`."""
+    solve = {k: v for k, v in keywords.items() if k in SOLVE_FIELDS}
+    return solve, {k: v for k, v in keywords.items() if k not in SOLVE_FIELDS}

@@ -33,6 +33,7 @@ from ._options import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._options import SOLVE_FIELDS as SOLVE_FIELDS
 from ._options import SolveOptions as SolveOptions
 from ._options import merge_options as merge_options
+from ._options import split_solve_keywords as split_solve_keywords
 from ._paths import get_path as get_path
 from ._paths import iter_parameters as iter_parameters
 from ._paths import set_paths as set_paths

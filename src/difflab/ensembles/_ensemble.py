@@ -43,6 +43,7 @@ from ..core.internal import (
     raise_if_unphysical,
     set_paths,
     simulate,
+    split_solve_keywords,
 )
 from ._sharding import run_members
 
@@ -181,7 +182,7 @@ def run_ensemble(
         raise ValueError("devices must name at least one device (or be None for all of jax.devices()); got []")
     # numpy keeps save times closed over inside jit concrete (jnp.asarray would trace them), as simulate does
     ts = ts if isinstance(ts, jax.core.Tracer) else np.asarray(ts)
-    solve = {k: simulate_kwargs.pop(k) for k in list(simulate_kwargs) if k in SOLVE_FIELDS}
+    solve, simulate_kwargs = split_solve_keywords(simulate_kwargs)
     unknown = sorted(set(simulate_kwargs) - _SIMULATE_KEYWORDS)
     if unknown:
         raise TypeError(

@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 from tqdm.auto import tqdm
 
-from ..core.internal import SOLVE_FIELDS, AbstractModel, SolveOptions, merge_options
+from ..core.internal import AbstractModel, SolveOptions, merge_options, split_solve_keywords
 from ..data.internal import callable_identity, dataset_checksum, tree_fingerprint, write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 from ._cluster import run_on_cluster
@@ -76,7 +76,7 @@ def sweep(
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a whole number >= 1 (points per chunk); got {chunk_size!r}")
     obs = _as_observables(observables)
-    solve = {k: ensemble_kwargs.pop(k) for k in list(ensemble_kwargs) if k in SOLVE_FIELDS}
+    solve, ensemble_kwargs = split_solve_keywords(ensemble_kwargs)
     ensemble_kwargs.update(merge_options(options, solve, "sweep").keywords())  # one spelling for the fingerprint
     points = design.points()
     for name in points:

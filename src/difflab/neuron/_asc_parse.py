@@ -146,14 +146,18 @@ class Parser:
     # ------------------------------------------------------------ objects
     def parse(self) -> list[RawSection]:
         """The whole file: objects up to the end."""
+        self.objects()
+        self.expect("eof", "'(' starting an object, or the end of the file")
+        return self.sections
+
+    def objects(self) -> None:
+        """One object, then more as long as one starts (separated by optional commas)."""
         self.object()
         while True:
             self.optcomma()
             if self.cur.kind != "(":
                 break
             self.object()
-        self.expect("eof", "'(' starting an object, or the end of the file")
-        return self.sections
 
     def object(self) -> None:
         self.expect("(", "'(' starting an object")
@@ -211,12 +215,7 @@ class Parser:
         self.demand("string", "the set's name in quotes")
         self.next()
         if self.cur.kind != ")":
-            self.object()
-            while True:
-                self.optcomma()
-                if self.cur.kind != "(":
-                    break
-                self.object()
+            self.objects()
         self.expect(")", "')' closing the set")
         self.next()
 

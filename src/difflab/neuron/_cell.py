@@ -292,14 +292,13 @@ class Cell(AbstractModel):
         """`full` (per-compartment values of channel `c`'s fields) with the regions' distributions applied."""
         morph = self.morphology
         out = list(full)
+        regions = np.array([morph.sections[k].region for k in morph.seg_section])
         for r, reg in self.regions.items():
             for i, f in enumerate(fields):
                 dist = reg.distributions.get(f"{f}_{c}")
-                if dist is None:
-                    continue
-                inside = np.array([morph.sections[k].region == r for k in morph.seg_section])
-                d = jnp.asarray(morph.path_distances(), dtype=out[i].dtype)
-                out[i] = jnp.where(inside, dist(d).astype(out[i].dtype), out[i])
+                if dist is not None:
+                    d = jnp.asarray(morph.path_distances(), dtype=out[i].dtype)
+                    out[i] = jnp.where(regions == r, dist(d).astype(out[i].dtype), out[i])
         return out
 
     def _gather_sections(self, values: dict[str, Array], field: str, owner: str | None = None) -> Array:

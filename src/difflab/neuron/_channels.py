@@ -17,19 +17,24 @@ import equinox as eqx
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from ..core.internal import check_finite, check_nonnegative
+from ..core.internal import check_finite, check_nonnegative, check_positive
 from ._rates import hh_rates, q10_factor
 
 Gates = dict[str, Array]
 
 
-def _param(value: ArrayLike, name: str, units: str, nonnegative: bool = False) -> Array:
+def channel_param(
+    value: ArrayLike, name: str, units: str, *, nonnegative: bool = False, positive: bool = False
+) -> Array:
+    """A channel or mechanism parameter as a floating array, refused by name unless finite (and >= 0 or > 0)."""
     arr = jnp.asarray(value)
     if not jnp.issubdtype(arr.dtype, jnp.floating):
         arr = arr.astype(float)
     check_finite(arr, name)
     if nonnegative:
         check_nonnegative(arr, name, units)
+    if positive:
+        check_positive(arr, name, units)
     return arr
 
 
@@ -90,8 +95,8 @@ class SodiumChannel(AbstractChannel):
     E: Array
 
     def __init__(self, gbar: ArrayLike = 120.0, E: ArrayLike = 50.0):
-        self.gbar = _param(gbar, "gbar", "mS/cm^2", nonnegative=True)
-        self.E = _param(E, "E", "mV")
+        self.gbar = channel_param(gbar, "gbar", "mS/cm^2", nonnegative=True)
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         q = q10_factor(celsius)
@@ -116,8 +121,8 @@ class PotassiumChannel(AbstractChannel):
     E: Array
 
     def __init__(self, gbar: ArrayLike = 36.0, E: ArrayLike = -77.0):
-        self.gbar = _param(gbar, "gbar", "mS/cm^2", nonnegative=True)
-        self.E = _param(E, "E", "mV")
+        self.gbar = channel_param(gbar, "gbar", "mS/cm^2", nonnegative=True)
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         q = q10_factor(celsius)
@@ -142,8 +147,8 @@ class LeakChannel(AbstractChannel):
     E: Array
 
     def __init__(self, g: ArrayLike = 0.3, E: ArrayLike = -54.3):
-        self.g = _param(g, "g", "mS/cm^2", nonnegative=True)
-        self.E = _param(E, "E", "mV")
+        self.g = channel_param(g, "g", "mS/cm^2", nonnegative=True)
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         return {}

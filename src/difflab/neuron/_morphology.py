@@ -112,6 +112,8 @@ class Morphology:
         self.index = {n: i for i, n in enumerate(self.names)}
         self.regions = tuple(dict.fromkeys(s.region for s in self.sections))
         self._build_nodes()
+        self._path_distances = self._distances_from_root()
+        self._path_distances.flags.writeable = False
 
     # equality by content: a morphology is static metadata of a cell (hashable for jit)
     def __eq__(self, other):
@@ -228,8 +230,12 @@ class Morphology:
         """Path distance (µm) along the tree from the root section's centre to every compartment's centre.
 
         NEURON's `distance(soma(0.5), seg)` with the root (the soma) as origin: `|x − 0.5| L` on the root
-        section, and on any other section the distance of its attachment point plus `x L`.
+        section, and on any other section the distance of its attachment point plus `x L`. Computed once, with
+        the morphology (a read-only array).
         """
+        return self._path_distances
+
+    def _distances_from_root(self) -> np.ndarray:
         start: dict[str, float] = {}
         by_name = {sec.name: sec for sec in self.sections}
 

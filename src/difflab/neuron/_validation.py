@@ -297,9 +297,14 @@ def check_cell(case: CaseSpec) -> None:
     name = case.get("cell", str)
     if name not in CELLS:
         raise CaseError(f"{case.file}: field 'cell': unknown cell {name!r}; known: {', '.join(CELLS)}")
-    for loc, table in case.get("stimuli", dict).items():
+    _check_stimulus_tables(case)
+
+
+def _check_stimulus_tables(case: CaseSpec) -> None:
+    """Every `[stimuli.<key>]` table is a protocol table (the message names the file and the field)."""
+    for key, table in case.get("stimuli", dict).items():
         try:
-            protocol_from_table(table, f"stimuli.{loc}")
+            protocol_from_table(table, f"stimuli.{key}")
         except ValueError as err:
             raise CaseError(f"{case.file}: {err}") from err
 
@@ -383,13 +388,10 @@ def run_network_spikes(case: CaseSpec) -> CaseOutcome:
 
 def check_network(case: CaseSpec) -> None:
     """Eager check: the stimuli are protocol tables keyed by cell index."""
-    for cell, table in case.get("stimuli", dict).items():
+    for cell in case.get("stimuli", dict):
         if not cell.isdigit():
             raise CaseError(f"{case.file}: field 'stimuli.{cell}': expected a cell index (0, 1, ...)")
-        try:
-            protocol_from_table(table, f"stimuli.{cell}")
-        except ValueError as err:
-            raise CaseError(f"{case.file}: {err}") from err
+    _check_stimulus_tables(case)
 
 
 NETWORK_SPIKES = Runner(

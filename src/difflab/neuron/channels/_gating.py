@@ -8,12 +8,14 @@ back `x∞` and `τx` to rounding. A gate may enter its channel's conductance wi
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from ...core.internal import check_finite, check_nonnegative, check_positive
+from .._channels import AbstractChannel, channel_param
 
 
 def inf_tau(x_inf: Array, tau: Array, one_minus_inf: Array | None = None) -> tuple[Array, Array]:
@@ -30,16 +32,6 @@ def boltzmann(V: Array, half: float, slope: float) -> tuple[Array, Array]:
     """`(1/(1 + e^{−(V − half)/slope}), its complement)`, finite with finite gradients for every `V` (mV)."""
     z = (V - half) / slope
     return jax.nn.sigmoid(z), jax.nn.sigmoid(-z)
-
-
-def _param(value: ArrayLike, name: str, units: str, positive: bool = False) -> Array:
-    arr = jnp.asarray(value)
-    if not jnp.issubdtype(arr.dtype, jnp.floating):
-        arr = arr.astype(float)
-    check_finite(arr, name)
-    if positive:
-        check_positive(arr, name, units)
-    return arr
 
 
 class Q10(eqx.Module):
@@ -62,9 +54,9 @@ class Q10(eqx.Module):
     celsius: Array | None
 
     def __init__(self, q10: ArrayLike = 2.3, reference: ArrayLike = 21.0, celsius: ArrayLike | None = 34.0):
-        self.q10 = _param(q10, "q10", "1", positive=True)
-        self.reference = _param(reference, "reference", "degC")
-        self.celsius = None if celsius is None else _param(celsius, "celsius", "degC")
+        self.q10 = channel_param(q10, "q10", "1", positive=True)
+        self.reference = channel_param(reference, "reference", "degC")
+        self.celsius = None if celsius is None else channel_param(celsius, "celsius", "degC")
 
     def factor(self, celsius: ArrayLike) -> Array:
         """The rate factor at the cell's temperature `celsius` (°C)."""
@@ -74,9 +66,7 @@ class Q10(eqx.Module):
 
 def conductance_param(gbar: ArrayLike) -> Array:
     """A maximal conductance (mS/cm², finite, >= 0)."""
-    arr = _param(gbar, "gbar", "mS/cm^2")
-    check_nonnegative(arr, "gbar", "mS/cm^2")
-    return arr
+    return channel_param(gbar, "gbar", "mS/cm^2", nonnegative=True)
 
 
 def temperature_rule(temperature: Q10 | None) -> Q10:
@@ -86,3 +76,26 @@ def temperature_rule(temperature: Q10 | None) -> Q10:
     if not isinstance(temperature, Q10):
         raise TypeError(f"temperature must be a Q10 rule; got {type(temperature).__name__}")
     return temperature
+
+
+class AbstractRuledChannel(AbstractChannel):
+    """A library channel with a maximal conductance, a reversal potential and a temperature rule.
+
+    Subclasses set `gates`, `ion`, their default reversal potential `default_E` (mV) and implement `rates` (with
+    `self.temperature.factor(celsius)`) and `conductance`.
+
+    Attributes:
+        gbar: maximal conductance (mS/cm²); default 0.01 (the .mod files' 1e-5 S/cm²).
+        E: reversal potential (mV); default the class's `default_E`.
+        temperature: rate factor rule; default `Q10(2.3, 21, celsius=34)`.
+    """
+
+    default_E: ClassVar[float]
+    gbar: Array
+    E: Array
+    temperature: Q10
+
+    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike | None = None, temperature: Q10 | None = None):
+        self.gbar = conductance_param(gbar)
+        self.E = channel_param(type(self).default_E if E is None else E, "E", "mV")
+        self.temperature = temperature_rule(temperature)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from .._channels import AbstractChannel
+from .._channels import AbstractChannel, channel_param
 from .._rates import vtrap
-from ._gating import Q10, _param, boltzmann, conductance_param, inf_tau, temperature_rule
+from ._gating import AbstractRuledChannel, boltzmann, conductance_param, inf_tau
 
 #: NEURON's default `eca` (mV) when no mechanism writes `cai`.
 ECA_DEFAULT = 132.4579341637009
@@ -46,7 +46,7 @@ class Ca_HVA(AbstractChannel):
 
     def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = ECA_DEFAULT):
         self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         am = 0.055 * vtrap(-27.0 - V, 3.8)
@@ -60,7 +60,7 @@ class Ca_HVA(AbstractChannel):
         return self.gbar * (m * m) * gates["h_Ca_HVA"]
 
 
-class Ca_LVAst(AbstractChannel):
+class Ca_LVAst(AbstractRuledChannel):
     r"""Low-voltage-activated (T-type) calcium current, `I = ḡ m² h (V − E_Ca)`, with `u = V + 10` mV.
 
     $$m_\infty = \frac{1}{1 + e^{-(u + 30)/6}},\ \tau_m = \frac{5 + 20/(1 + e^{(u + 25)/5})}{q_t},\quad
@@ -76,14 +76,7 @@ class Ca_LVAst(AbstractChannel):
 
     gates = ("m_Ca_LVAst", "h_Ca_LVAst")
     ion = "ca"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = ECA_DEFAULT, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = ECA_DEFAULT
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)

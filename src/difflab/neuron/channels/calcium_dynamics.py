@@ -17,7 +17,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ...core.internal import check_nonnegative, is_concrete
-from ._gating import _param
+from .._channels import channel_param
 from ._ions import FARADAY, AbstractConcentration
 
 
@@ -52,15 +52,15 @@ class CaDynamics_E2(AbstractConcentration):
         c_out: ArrayLike = 2.0,
         c_init: ArrayLike = 5e-5,
     ):
-        self.gamma = _param(gamma, "gamma", "1")
+        self.gamma = channel_param(gamma, "gamma", "1")
         if is_concrete(self.gamma) and np.any((np.asarray(self.gamma) < 0) | (np.asarray(self.gamma) > 1)):
             raise ValueError(f"gamma must lie in [0, 1] (the free fraction of calcium); got {self.gamma}")
-        self.decay = _param(decay, "decay", "ms", positive=True)
-        self.depth = _param(depth, "depth", "um", positive=True)
-        self.minCai = _param(minCai, "minCai", "mM")
+        self.decay = channel_param(decay, "decay", "ms", positive=True)
+        self.depth = channel_param(depth, "depth", "um", positive=True)
+        self.minCai = channel_param(minCai, "minCai", "mM")
         check_nonnegative(self.minCai, "minCai", "mM")
-        self.c_out = _param(c_out, "c_out", "mM", positive=True)
-        self.c_init = _param(c_init, "c_init", "mM", positive=True)
+        self.c_out = channel_param(c_out, "c_out", "mM", positive=True)
+        self.c_init = channel_param(c_init, "c_init", "mM", positive=True)
 
     def linear_terms(self, current):
         # 10⁴ converts µm to cm and mA/cm² (I / 1000) to C/(s cm²) per ms: 10⁴ / 10³ = 10

@@ -18,9 +18,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from .._channels import AbstractChannel
+from .._channels import AbstractChannel, channel_param
 from .._rates import vtrap
-from ._gating import _param, conductance_param
+from ._gating import conductance_param
 
 
 class Ih(AbstractChannel):
@@ -37,7 +37,7 @@ class Ih(AbstractChannel):
 
     def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = -45.0):
         self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         return {"m_Ih": (0.00643 * vtrap(V + 154.9, 11.9), 0.193 * jnp.exp(V / 33.1))}

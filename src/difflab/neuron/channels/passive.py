@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from jaxtyping import Array, ArrayLike
 
-from .._channels import AbstractChannel
-from ._gating import _param, conductance_param
+from .._channels import AbstractChannel, channel_param
+from ._gating import conductance_param
 
 
 class pas(AbstractChannel):
@@ -28,7 +28,7 @@ class pas(AbstractChannel):
 
     def __init__(self, g: ArrayLike = 1.0, E: ArrayLike = -70.0):
         self.g = conductance_param(g)
-        self.E = _param(E, "E", "mV")
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         return {}

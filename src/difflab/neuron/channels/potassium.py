@@ -19,11 +19,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
-from .._channels import AbstractChannel
-from ._gating import Q10, _param, boltzmann, conductance_param, inf_tau, temperature_rule
+from .._channels import AbstractChannel, channel_param
+from ._gating import AbstractRuledChannel, boltzmann, conductance_param, inf_tau
 
 
-class K_Tst(AbstractChannel):
+class K_Tst(AbstractRuledChannel):
     r"""Fast inactivating potassium current, `I = ḡ m⁴ h (V − E)`, with `u = V + 10` mV.
 
     $$m_\infty = \frac{1}{1 + e^{-u/19}},\ \tau_m = \frac{0.34 + 0.92\, e^{-((u + 71)/59)^2}}{q_t},\quad
@@ -39,14 +39,7 @@ class K_Tst(AbstractChannel):
 
     gates = ("m_K_Tst", "h_K_Tst")
     ion = "k"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = -77.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = -77.0
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)
@@ -62,7 +55,7 @@ class K_Tst(AbstractChannel):
         return self.gbar * (m2 * m2) * gates["h_K_Tst"]
 
 
-class K_Pst(AbstractChannel):
+class K_Pst(AbstractRuledChannel):
     r"""Slow inactivating (persistent) potassium current, `I = ḡ m² h (V − E)`, with `u = V + 10` mV.
 
     $$m_\infty = \frac{1}{1 + e^{-(u + 1)/12}},\ \tau_m = \begin{cases} (1.25 + 175.03\, e^{0.026 u})/q_t & u < -50
@@ -80,14 +73,7 @@ class K_Pst(AbstractChannel):
 
     gates = ("m_K_Pst", "h_K_Pst")
     ion = "k"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = -77.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = -77.0
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)
@@ -124,7 +110,7 @@ class SKv3_1(AbstractChannel):
 
     def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = -77.0):
         self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
+        self.E = channel_param(E, "E", "mV")
 
     def rates(self, V, celsius):
         m_inf, m_rest = boltzmann(V, 18.7, 9.7)
@@ -135,7 +121,7 @@ class SKv3_1(AbstractChannel):
         return self.gbar * gates["m_SKv3_1"]
 
 
-class Im(AbstractChannel):
+class Im(AbstractRuledChannel):
     r"""Muscarinic (M-type) potassium current, `I = ḡ m (V − E)`.
 
     $$\alpha_m = 3.3\times10^{-3}\, e^{0.1 (V + 35)},\quad \beta_m = 3.3\times10^{-3}\, e^{-0.1 (V + 35)}
@@ -151,14 +137,7 @@ class Im(AbstractChannel):
 
     gates = ("m_Im",)
     ion = "k"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = -77.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = -77.0
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)
@@ -193,8 +172,8 @@ class SK_E2(AbstractChannel):
 
     def __init__(self, gbar: ArrayLike = 0.001, E: ArrayLike = -77.0, zTau: ArrayLike = 1.0):
         self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.zTau = _param(zTau, "zTau", "ms", positive=True)
+        self.E = channel_param(E, "E", "mV")
+        self.zTau = channel_param(zTau, "zTau", "ms", positive=True)
 
     def rates(self, V, celsius, *, cai):
         c = jnp.where(cai < 1e-7, cai + 1e-7, cai)

@@ -14,11 +14,10 @@ files of BluePyOpt's L5PC example (after Colbert & Pan 2002 and Magistretti & Al
 
 from __future__ import annotations
 
-from jaxtyping import Array, ArrayLike
+from jaxtyping import Array
 
-from .._channels import AbstractChannel
 from .._rates import vtrap
-from ._gating import Q10, _param, boltzmann, conductance_param, inf_tau, temperature_rule
+from ._gating import AbstractRuledChannel, boltzmann, inf_tau
 
 
 def _transient(V: Array, m_half: float, h_half: float, qt: Array) -> dict[str, tuple[Array, Array]]:
@@ -30,7 +29,7 @@ def _transient(V: Array, m_half: float, h_half: float, qt: Array) -> dict[str, t
     return {"m": (qt * am, qt * bm), "h": (qt * ah, qt * bh)}
 
 
-class NaTs2_t(AbstractChannel):
+class NaTs2_t(AbstractRuledChannel):
     r"""Fast inactivating (transient) sodium current of the soma, `I = ḡ m³ h (V − E)`.
 
     $$\alpha_m = \frac{0.182\,(V + 32)}{1 - e^{-(V + 32)/6}},\quad
@@ -48,14 +47,7 @@ class NaTs2_t(AbstractChannel):
 
     gates = ("m_NaTs2_t", "h_NaTs2_t")
     ion = "na"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = 50.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = 50.0
 
     def rates(self, V, celsius):
         r = _transient(V, -32.0, -60.0, self.temperature.factor(celsius))
@@ -66,7 +58,7 @@ class NaTs2_t(AbstractChannel):
         return self.gbar * (m * m * m) * gates["h_NaTs2_t"]
 
 
-class NaTa_t(AbstractChannel):
+class NaTa_t(AbstractRuledChannel):
     r"""Fast inactivating sodium current of the axon, `I = ḡ m³ h (V − E)`: `NaTs2_t`'s rates shifted by −6 mV.
 
     $$\alpha_m = \frac{0.182\,(V + 38)}{1 - e^{-(V + 38)/6}},\quad
@@ -84,14 +76,7 @@ class NaTa_t(AbstractChannel):
 
     gates = ("m_NaTa_t", "h_NaTa_t")
     ion = "na"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = 50.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = 50.0
 
     def rates(self, V, celsius):
         r = _transient(V, -38.0, -66.0, self.temperature.factor(celsius))
@@ -102,7 +87,7 @@ class NaTa_t(AbstractChannel):
         return self.gbar * (m * m * m) * gates["h_NaTa_t"]
 
 
-class Nap_Et2(AbstractChannel):
+class Nap_Et2(AbstractRuledChannel):
     r"""Persistent sodium current, `I = ḡ m³ h (V − E)`, with steady states and time constants.
 
     $$m_\infty = \frac{1}{1 + e^{-(V + 52.6)/4.6}},\quad \tau_m = \frac{6}{(\alpha_m + \beta_m)\,q_t}
@@ -120,14 +105,7 @@ class Nap_Et2(AbstractChannel):
 
     gates = ("m_Nap_Et2", "h_Nap_Et2")
     ion = "na"
-    gbar: Array
-    E: Array
-    temperature: Q10
-
-    def __init__(self, gbar: ArrayLike = 0.01, E: ArrayLike = 50.0, temperature: Q10 | None = None):
-        self.gbar = conductance_param(gbar)
-        self.E = _param(E, "E", "mV")
-        self.temperature = temperature_rule(temperature)
+    default_E = 50.0
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)
