@@ -6,10 +6,10 @@ metrics. [`validate`][difflab.validation.validate] runs cases and writes a self-
 report and a `summary.json`; `difflab validate` is its command line.
 """
 
-from ._figures import MODEL_STYLE as MODEL_STYLE
-from ._figures import REFERENCE_STYLE as REFERENCE_STYLE
-from ._figures import overlay_figure as overlay_figure
-from ._figures import png_base64 as png_base64
+from ..plot import MODEL_STYLE as MODEL_STYLE
+from ..plot import REFERENCE_STYLE as REFERENCE_STYLE
+from ..plot import overlay as overlay_figure
+from ..plot import png_base64 as png_base64
 from ._metrics import count_error as count_error
 from ._metrics import event_time_errors as event_time_errors
 from ._metrics import event_time_max_error as event_time_max_error

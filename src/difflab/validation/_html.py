@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ._figures import png_base64
+from ..plot import png_base64
 from ._runner import CaseResult, MetricResult
 
 _CSS = """

@@ -1,7 +1,6 @@
-"""Figures for reports: model over reference with residuals, encoded as PNG for embedding.
+"""A model over its reference with the residuals below it, and a figure as base64 PNG for an HTML page.
 
-Figures are built with `matplotlib.figure.Figure` directly (no pyplot), so no GUI backend or
-global figure state is involved.
+These draw the validation report's comparisons (`difflab validate`) and serve any model-against-data figure.
 """
 
 from __future__ import annotations
@@ -11,14 +10,15 @@ import io
 from typing import Any
 
 import numpy as np
-from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
+
+from ._matplotlib import new_figure
 
 MODEL_STYLE: dict[str, Any] = {"color": "tab:blue", "lw": 1.2, "label": "difflab"}
 REFERENCE_STYLE: dict[str, Any] = {"color": "black", "lw": 1.0, "ls": "--", "label": "reference"}
 
 
-def overlay_figure(
+def overlay(
     x: ArrayLike,
     model: ArrayLike,
     reference: ArrayLike,
@@ -27,10 +27,24 @@ def overlay_figure(
     ylabel: str,
     reference_label: str = "reference",
     marker: str | None = None,
-) -> Figure:
-    """Two panels sharing `x`: model over reference (top) and `model - reference` (bottom)."""
+) -> Any:
+    """Two panels sharing `x`: model over reference (top) and `model - reference` (bottom).
+
+    Args:
+        x: abscissa (e.g. time), shape `(n,)`.
+        model, reference: the two curves, shape `(n,)`, in the units that `ylabel` names.
+        xlabel, ylabel: axis labels with units, e.g. `"time (ms)"`, `"V (mV)"`.
+        reference_label: legend entry of the reference.
+        marker: matplotlib marker for both curves (e.g. `"o"` for a few points).
+
+    Returns:
+        The matplotlib `Figure`.
+    """
     x, model, reference = (np.asarray(a, dtype=float) for a in (x, model, reference))
-    fig = Figure(figsize=(9, 5.2), layout="constrained")
+    if not (x.shape == model.shape == reference.shape and x.ndim == 1):
+        raise ValueError(f"x, model and reference must be 1-D arrays of one length; got shapes {x.shape}, "
+                         f"{model.shape}, {reference.shape}")  # fmt: skip
+    fig = new_figure((9, 5.2))
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(2.2, 1))
     top.plot(x, reference, marker=marker, **{**REFERENCE_STYLE, "label": reference_label})
     top.plot(x, model, marker=marker, **MODEL_STYLE)
@@ -45,7 +59,7 @@ def overlay_figure(
     return fig
 
 
-def png_base64(fig: Figure, dpi: int = 110) -> str:
+def png_base64(fig: Any, dpi: int = 110) -> str:
     """The figure as a base64-encoded PNG (for `<img src="data:image/png;base64,...">`)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
