@@ -32,8 +32,10 @@ def overlay(
 
     Args:
         x: abscissa (e.g. time), shape `(n,)`.
-        model, reference: the two curves, shape `(n,)`, in the units that `ylabel` names.
-        xlabel, ylabel: axis labels with units, e.g. `"time (ms)"`, `"V (mV)"`.
+        model: the model's curve, shape `(n,)`, in the units that `ylabel` names.
+        reference: the reference curve, shape `(n,)`, same units.
+        xlabel: label of `x` with units, e.g. `"time (ms)"`.
+        ylabel: label of the curves with units, e.g. `"V (mV)"`.
         reference_label: legend entry of the reference.
         marker: matplotlib marker for both curves (e.g. `"o"` for a few points).
 
