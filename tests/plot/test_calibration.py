@@ -36,7 +36,7 @@ def test_panels_hold_data_fit_residuals_and_history(fit):
 
 def test_bad_input_is_named(fit):
     result, data = fit
-    with pytest.raises(TypeError, match="result must be the Calibration that difflab.calibrate returns; got dict"):
+    with pytest.raises(TypeError, match=r"result must be the Calibration that difflab\.calibrate returns; got dict"):
         plot.calibration({"k": 0.5}, None, data)
     with pytest.raises(KeyError, match="variable 'V' is not a fitted variable of the data; these are: y"):
         plot.calibration(result, None, data, variable="V")

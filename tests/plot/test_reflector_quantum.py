@@ -41,7 +41,7 @@ def test_reflector_relative_to_another_surface(solution):
 def test_reflector_bad_input_is_named(solution):
     with pytest.raises(KeyError, match="variable 'offset' is not a variable of the data"):
         plot.reflector(solution, "offset")
-    with pytest.raises(TypeError, match="solution must be the Dataset of difflab.reflector.solution_dataset"):
+    with pytest.raises(TypeError, match=r"solution must be the Dataset of difflab\.reflector\.solution_dataset"):
         plot.reflector(np.zeros(3))
     with pytest.raises(ValueError, match=r"relative_to must hold one value per node, shape \(2226,\); got shape"):
         plot.reflector(solution, relative_to=np.zeros(5))
@@ -84,5 +84,5 @@ def test_quantum_bad_input_is_named(rabi):
         plot.populations(both)
     with pytest.raises(ValueError, match=r"ax must be a '3d' axes"):
         plot.bloch(rabi, ax=Figure().add_subplot())
-    with pytest.raises(TypeError, match="result must be a difflab.quantum.QuantumResult"):
+    with pytest.raises(TypeError, match=r"result must be a difflab\.quantum\.QuantumResult"):
         plot.populations([1.0, 0.0])

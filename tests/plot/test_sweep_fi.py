@@ -60,7 +60,7 @@ def test_sweep_bad_input_is_named(grid):
         plot.sweep(grid, x="tau")
     with pytest.raises(KeyError, match="variable 'peak' is not a variable of the data"):
         plot.sweep(grid, x="k", variable="peak")
-    with pytest.raises(TypeError, match="ds must be the xarray Dataset that difflab.sweep returns; got dict"):
+    with pytest.raises(TypeError, match=r"ds must be the xarray Dataset that difflab\.sweep returns; got dict"):
         plot.sweep({"final": [1.0]}, x="k")
     with pytest.raises(ValueError, match=r"a heat map needs 'final' over exactly \('k', 'k'\)"):
         plot.sweep(grid, x="k", y="k")
