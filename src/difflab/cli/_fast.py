@@ -1,7 +1,7 @@
 """`difflab fast`: the FAST active reflector (CUMCM 2021 Problem A).
 
 `difflab fast solve --alpha 36.795 --beta 78.169 -o out/` writes `out/solution.nc` and the contest's
-`out/result.xlsx`; `difflab fast check out/result.xlsx --alpha ... --beta ...` checks a result file.
+`out/result.xlsx` (about five minutes, each stage reported on stderr unless `--quiet`); `difflab fast check out/result.xlsx --alpha ... --beta ...` checks a result file.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def solve(
     ] = "ratio",
     candidates: Annotated[int, typer.Option(help="Zone layouts polished when --objective ratio.")] = 2,
     overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
-    verbose: Annotated[bool, typer.Option(help="Print optimiser progress.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, one line per stage otherwise).")
+    ] = False,
 ) -> None:
     """Ideal paraboloid, feasible actuator extensions and receiving ratios for one source direction.
 
@@ -63,7 +65,7 @@ def solve(
         if target.exists() and not overwrite:
             raise fail(f"{str(target)!r} exists; pass --overwrite to replace it")
     geometry, _ = _pointing(alpha, beta)
-    sol = rf.solve(geometry, alpha, beta, objective=objective, candidates=candidates, verbose=verbose)
+    sol = rf.solve(geometry, alpha, beta, objective=objective, candidates=candidates, progress=not quiet)
     ds = rf.solution_dataset(geometry, sol)
     write_netcdf(ds, targets[0], overwrite=overwrite)
     rf.write_solution_xlsx(targets[1], geometry, sol, overwrite=overwrite)

@@ -37,6 +37,7 @@ from ._options import split_solve_keywords as split_solve_keywords
 from ._paths import get_path as get_path
 from ._paths import iter_parameters as iter_parameters
 from ._paths import set_paths as set_paths
+from ._progress import Progress as Progress
 from ._protocol import AbstractInterpolated as AbstractInterpolated
 from ._protocol import AbstractProtocol as AbstractProtocol
 from ._protocol import Constant as Constant

@@ -11,16 +11,21 @@ Pipeline (all extensions in metres, positive towards the centre):
 3. **Check**: the chosen extensions must pass `check_constraints` exactly, under both node models
    ("cable" and "rigid"); otherwise an error is raised.
    η is reported at the converged sampling density (n = 32, 1024 rays per panel).
+
+The whole pipeline takes about five minutes on a CPU; `solve` reports each stage as it ends (`progress`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ..core.internal import Progress
 from ._constraints import ConstraintReport, check_constraints
 from ._fit import fit_zones
 from ._geometry import Geometry
@@ -69,35 +74,39 @@ def _ratio(geometry, e, pointing):
     return float(receiving_ratio(geometry, e, pointing, n=CONVERGED_SAMPLES))
 
 
+_INNER = (40.0, 45.0, 50.0)  # inner step radii tried, m from the axis
+_OUTER = (140.0, 143.0, 146.0)  # outer step radii tried, m
+
+
 def maximise_with_zones(
     geometry,
     pointing,
     *,
-    inner_radii=(40.0, 45.0, 50.0),
-    outer_radii=(140.0, 143.0, 146.0),
+    inner_radii=_INNER,
+    outer_radii=_OUTER,
     candidates: int = 2,
-    verbose: bool = False,
+    report: Callable[[str], None] = lambda message: None,
 ):
     """Step 2 of the pipeline: returns (extensions, radii, zone depths, η at n=16) of the best layout.
 
     Every two-step layout (r_1, r_2) gets a short polish at T = 0.1 m (the stepped start's own η is a poor
-    predictor of the feasible η); the best `candidates` are polished further at T = 0.05 and 0.03 m.
+    predictor of the feasible η); the best `candidates` are polished further at T = 0.05 and 0.03 m. `report` is
+    called once per polish with a line saying what it gave.
     """
     tried = []
     for radii in itertools.product(inner_radii, outer_radii):
         e0, depths = stepped_start(geometry, pointing, radii)
         snap = maximise_ratio(geometry, pointing, e0, temperatures=(0.1,), outer=6, rho_growth=2.0, **_POLISH)
-        if verbose:
-            print(f"zones {radii}: feasible η = {snap.eta:.4f} after the short polish")
+        report(f"zones {radii} m: feasible η = {snap.eta:.4f} after the short polish")
         tried.append((snap.eta, radii, depths, snap.e))
     tried.sort(key=lambda item: item[0], reverse=True)
     best = None
     for eta0, radii, depths, e in tried[:candidates]:
         if not np.isfinite(eta0):
+            report(f"zones {radii} m: no feasible surface to polish")
             continue
         snap = maximise_ratio(geometry, pointing, e, temperatures=(0.05, 0.03), outer=4, **_POLISH)
-        if verbose:
-            print(f"zones {radii}: feasible η = {snap.eta:.4f} after the long polish ({snap.where})")
+        report(f"zones {radii} m: feasible η = {snap.eta:.4f} after the long polish ({snap.where})")
         if best is None or snap.eta > best[3]:
             best = (snap.e, radii, depths, snap.eta)
     return best
@@ -113,27 +122,50 @@ def solve(
     *,
     objective: str = "ratio",
     candidates: int = 2,
-    verbose: bool = False,
+    progress: bool | None = True,
+    verbose: bool | None = None,
 ) -> Solution:
-    """Solve questions 1-3 for azimuth `alpha` and elevation `beta` (degrees)."""
+    """Solve questions 1-3 for azimuth `alpha` and elevation `beta` (degrees).
+
+    Args:
+        geometry: the reflector ([`Geometry.fast`][difflab.reflector.Geometry.fast]).
+        alpha: source azimuth α, degrees.
+        beta: source elevation β, degrees.
+        objective: `"ratio"` (maximise the receiving ratio η, about five minutes) or `"fit"` (the constrained
+            best fit to the ideal paraboloid only).
+        candidates: zone layouts polished further when `objective="ratio"`.
+        progress: report each stage on stderr: `True` a bar on a terminal and one line per stage otherwise,
+            `None` the bar on a terminal only, `False` nothing.
+        verbose: deprecated (goes at 0.3): the stages are reported through `progress`.
+    """
     if objective not in ("fit", "ratio"):
         raise ValueError(f"objective must be 'fit' or 'ratio', got {objective!r}")
+    if verbose is not None:
+        warnings.warn("solve(verbose=...) is replaced by progress (goes at 0.3)", DeprecationWarning, stacklevel=2)
     pointing = Pointing.from_angles(geometry, alpha, beta)
-    fitted, h = fit_zones(geometry, pointing)
-    e_fit, depth = np.asarray(fitted), float(h[0])
-    eta_fit = _ratio(geometry, e_fit, pointing)
-    e = e_fit
-    radii: tuple[float, ...] = ()
-    zone_depths: tuple[float, ...] = ()
-    if objective == "ratio":
-        found = maximise_with_zones(geometry, pointing, candidates=candidates, verbose=verbose)
-        if found is not None and _ratio(geometry, found[0], pointing) > eta_fit:
-            e, radii, zone_depths = found[0], tuple(found[1]), tuple(float(d) for d in found[2])
-    report = check_constraints(geometry, e)
-    report_rigid = check_constraints(geometry, e, "rigid")
-    if not (report.feasible and report_rigid.feasible):
-        raise RuntimeError(f"the optimised surface failed the constraint check: {report}; rigid nodes: {report_rigid}")
-    eta = eta_fit if e is e_fit else _ratio(geometry, e, pointing)
+    layouts = len(_INNER) * len(_OUTER)
+    stages = 2 + (layouts + min(candidates, layouts) if objective == "ratio" else 0)
+    with Progress(stages, "reflector solve", progress) as bar:
+        fitted, h = fit_zones(geometry, pointing)
+        e_fit, depth = np.asarray(fitted), float(h[0])
+        eta_fit = _ratio(geometry, e_fit, pointing)
+        bar.advance(f"best fit: vertex depth {depth:.4f} m, η = {eta_fit:.4f}")
+        e = e_fit
+        radii: tuple[float, ...] = ()
+        zone_depths: tuple[float, ...] = ()
+        if objective == "ratio":
+            found = maximise_with_zones(geometry, pointing, candidates=candidates, report=bar.advance)
+            if found is not None and _ratio(geometry, found[0], pointing) > eta_fit:
+                e, radii, zone_depths = found[0], tuple(found[1]), tuple(float(d) for d in found[2])
+        report = check_constraints(geometry, e)
+        report_rigid = check_constraints(geometry, e, "rigid")
+        if not (report.feasible and report_rigid.feasible):
+            raise RuntimeError(
+                f"the optimised surface failed the constraint check: {report}; rigid nodes: {report_rigid}"
+            )
+        eta = eta_fit if e is e_fit else _ratio(geometry, e, pointing)
+        eta_base = _ratio(geometry, np.zeros(geometry.n_nodes), pointing)
+        bar.advance(f"constraints checked; η = {eta:.4f}, base sphere {eta_base:.4f}")
     return Solution(
         pointing=pointing,
         depth=depth,
@@ -145,6 +177,6 @@ def solve(
         zone_depths=zone_depths,
         eta=eta,
         eta_fit=eta_fit,
-        eta_base=_ratio(geometry, np.zeros(geometry.n_nodes), pointing),
+        eta_base=eta_base,
         report=report,
     )
