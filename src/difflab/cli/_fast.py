@@ -1,7 +1,8 @@
 """`difflab fast`: the FAST active reflector (CUMCM 2021 Problem A).
 
 `difflab fast solve --alpha 36.795 --beta 78.169 -o out/` writes `out/solution.nc` and the contest's
-`out/result.xlsx` (about five minutes, each stage reported on stderr unless `--quiet`); `difflab fast check out/result.xlsx --alpha ... --beta ...` checks a result file.
+`out/result.xlsx` (about five minutes, each stage reported on stderr unless `--quiet`);
+`difflab fast check out/result.xlsx --alpha ... --beta ...` checks a result file.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ report and a `summary.json`; `difflab validate` is its command line.
 
 from ..plot import MODEL_STYLE as MODEL_STYLE
 from ..plot import REFERENCE_STYLE as REFERENCE_STYLE
-from ..plot import overlay as overlay_figure
+from ..plot import overlay as _overlay
 from ..plot import png_base64 as png_base64
 from ._metrics import count_error as count_error
 from ._metrics import event_time_errors as event_time_errors
@@ -36,3 +36,6 @@ from ._spec import load_case as load_case
 from ._spec import shipped_cases as shipped_cases
 from ._validate import prepare_cases as prepare_cases
 from ._validate import validate as validate
+
+#: The runners' name for [`difflab.plot.overlay`][]: model over reference, residuals below.
+overlay_figure = _overlay
