@@ -172,3 +172,9 @@ def test_an_unphysical_design_point_is_refused_before_any_chunk_runs(tmp_path):
     with pytest.raises(ValueError, match=r"design point 2 \(gK=-18.0\): gK must be >= 0 mS/cm\^2; got -18.0"):
         sweep(HodgkinHuxley.squid_axon(), None, TS, design, OBS, chunk_size=1, directory=tmp_path)
     assert not list(tmp_path.glob("chunk_*.nc"))  # the physical points were not run first
+
+
+def test_sweep_reports_one_line_per_chunk_off_a_terminal(capsys):
+    sweep(Decay(), None, TS, Grid(k=[0.1, 0.4, 0.7, 1.0], y0=[1.0, 2.0]), OBS, chunk_size=3, progress=True)
+    lines = [line.split("] ")[1] for line in capsys.readouterr().err.splitlines()]
+    assert lines == ["chunk 0 (points 0-2)", "chunk 1 (points 3-5)", "chunk 2 (points 6-7)"]

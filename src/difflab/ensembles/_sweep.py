@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
-from tqdm.auto import tqdm
 
-from ..core.internal import AbstractModel, SolveOptions, merge_options, split_solve_keywords
+from ..core.internal import AbstractModel, Progress, SolveOptions, merge_options, split_solve_keywords
 from ..data.internal import callable_identity, dataset_checksum, tree_fingerprint, write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 from ._cluster import run_on_cluster
@@ -63,7 +62,8 @@ def sweep(
             have the same difflab version and see `directory` (a shared folder; required). A
             chunk whose worker dies is rerun on another one; the result equals a local run's bit
             for bit. `None` (default): everything runs in this process.
-        progress: progress bar over chunks (`None`: only on a terminal).
+        progress: progress over the chunks: `None` (default) a bar on a terminal only; `True` the bar, or one line
+            per chunk when stderr is not a terminal (a log); `False` nothing.
         options: a [`SolveOptions`][difflab.SolveOptions] for every point (solver, tolerances, steps).
         **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices; the fields of
             `SolveOptions` as keywords, not both ways for one field).
@@ -121,17 +121,20 @@ def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folde
     """Run the chunks in this process, one after another; returns them unless they go to `folder`."""
     n = len(next(iter(points.values())))
     chunks = []
-    for i, start in enumerate(tqdm(starts, desc="sweep", disable=None if progress is None else not progress)):
-        if folder is not None and _finished(folder, i):
-            continue
-        idx = np.arange(start, min(start + chunk_size, n))
-        values = {k: v[idx] for k, v in points.items()}
-        ds = run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
-        ds = finish_chunk(ds, attrs, i)
-        if folder is None:
-            chunks.append(ds)
-        else:
-            write_netcdf(ds, chunk_path(folder, i))
+    with Progress(len(starts), "sweep", progress, unit="chunk") as bar:
+        for i, start in enumerate(starts):
+            idx = np.arange(start, min(start + chunk_size, n))
+            if folder is not None and _finished(folder, i):
+                bar.advance(f"chunk {i} (points {idx[0]}-{idx[-1]}) already on disk")
+                continue
+            values = {k: v[idx] for k, v in points.items()}
+            ds = run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
+            ds = finish_chunk(ds, attrs, i)
+            if folder is None:
+                chunks.append(ds)
+            else:
+                write_netcdf(ds, chunk_path(folder, i))
+            bar.advance(f"chunk {i} (points {idx[0]}-{idx[-1]})")
     return chunks
 
 
