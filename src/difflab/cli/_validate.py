@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from tqdm import tqdm
 
 from ._common import EXIT_FAILED, fail
 
@@ -32,7 +30,9 @@ def validate(
         ),
     ] = None,
     list_cases: Annotated[bool, typer.Option("--list", help="List the shipped cases and exit.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    progress: Annotated[
+        bool, typer.Option(help="Show progress on stderr: a bar on a terminal, one line per case otherwise.")
+    ] = True,
 ) -> None:
     """Run validation cases against their reference datasets and write a report.
 
@@ -65,10 +65,10 @@ def validate(
 
 
 def _bar(cases: Iterable) -> Iterator:
+    from ..core.internal import Progress
 
     cases = list(cases)
-    with tqdm(total=len(cases), unit="case", file=sys.stderr, dynamic_ncols=True) as bar:
+    with Progress(len(cases), "validate", unit="case") as bar:
         for spec, runner in cases:
-            bar.set_description(spec.name)
             yield spec, runner
-            bar.update()
+            bar.advance(spec.name)
