@@ -17,8 +17,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+import xarray as xr
 
-from difflab import datasets
+from difflab import datasets, plot
 from difflab import reflector as rf
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
@@ -42,21 +43,17 @@ def deviation_and_extensions(g, name, label):
     ds, p, e, e_fit = _load(name, g)
     s = np.asarray(p.s)
     inside = np.asarray(p.nodes_inside)
-    x, y = _local(np.asarray(g.nodes)[inside], s)
-    mu = np.asarray(rf.ideal_extensions(g, p.s, float(ds.attrs["vertex_depth_m"])))[inside]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
-    for ax, values, title in [
-        (axes[0], e_fit[inside] - mu, f"best fit: e − μ (m), η = {100 * ds.attrs['receiving_ratio_fit']:.1f} %"),
-        (axes[1], e[inside] - mu, f"max-η surface: e − μ (m), η = {100 * ds.attrs['receiving_ratio']:.1f} %"),
-        (axes[2], e[inside], "max-η surface: extension e (m, + inward)"),
+    mu_all = xr.DataArray(np.asarray(rf.ideal_extensions(g, p.s, float(ds.attrs["vertex_depth_m"]))), name="μ")
+    mu = mu_all.values[inside]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), constrained_layout=True)
+    for ax, variable, reference, title in [
+        (axes[0], "extension_fit", mu_all, f"best fit: e − μ, η = {100 * ds.attrs['receiving_ratio_fit']:.1f} %"),
+        (axes[1], "extension", mu_all, f"max-η surface: e − μ, η = {100 * ds.attrs['receiving_ratio']:.1f} %"),
+        (axes[2], "extension", None, "max-η surface: extension e (+ inward)"),
     ]:
-        im = ax.scatter(x, y, c=values, s=9, cmap="RdBu_r", vmin=-0.45, vmax=0.45)
-        ax.set_aspect("equal")
+        plot.reflector(ds, variable, relative_to=reference, limit=0.45, ax=ax)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("x′ (m)")
-        ax.set_ylabel("y′ (m)")
-    fig.colorbar(im, ax=axes, shrink=0.85, label="m")
-    fig.suptitle(f"{label}: deviation from the ideal paraboloid (depth {ds.attrs['vertex_depth_m']:.3f} m)")
+    fig.suptitle(f"{label}: deviation from the ideal paraboloid μ (depth {ds.attrs['vertex_depth_m']:.3f} m)")
     fig.savefig(OUT / f"reflector_deviation_{name.split('_')[-1]}.png", dpi=110)
     plt.close(fig)
     rho = np.linalg.norm(np.cross(np.asarray(g.nodes)[inside], s), axis=1)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import xarray as xr
 from matplotlib.figure import Figure
 
 import difflab.quantum as q
@@ -36,6 +37,10 @@ def test_reflector_relative_to_another_surface(solution):
     expected = solution["extension"].values - solution["extension_fit"].values
     np.testing.assert_allclose(points.get_array(), expected)
     assert ax.figure.axes[1].get_ylabel() == "extension − extension_fit (m)"
+    assert points.get_clim() == (-np.abs(expected).max(), np.abs(expected).max())
+    assert plot.reflector(solution, limit=0.45).collections[0].get_clim() == (-0.45, 0.45)
+    named = xr.DataArray(np.zeros(solution.sizes["node"]), name="μ")
+    assert plot.reflector(solution, relative_to=named).figure.axes[1].get_ylabel() == "extension − μ (m)"
 
 
 def test_reflector_bad_input_is_named(solution):
@@ -45,6 +50,8 @@ def test_reflector_bad_input_is_named(solution):
         plot.reflector(np.zeros(3))
     with pytest.raises(ValueError, match=r"relative_to must hold one value per node, shape \(2226,\); got shape"):
         plot.reflector(solution, relative_to=np.zeros(5))
+    with pytest.raises(ValueError, match="limit must be a positive colour range in metres; got 0"):
+        plot.reflector(solution, limit=0)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ def reflector(
     *,
     relative_to: str | ArrayLike | None = None,
     aperture_only: bool = True,
+    limit: float | None = None,
     ax: Any = None,
 ) -> Any:
     r"""Scatter the nodes over the aperture, coloured by their radial offset (actuator extension).
@@ -33,8 +34,11 @@ def reflector(
         solution: the Dataset of [`difflab.reflector.solution_dataset`][] (variables `position`, `vertex`,
             `inside_aperture`, the extensions).
         variable: the per-node variable to colour by (`"extension"` or `"extension_fit"`).
-        relative_to: another variable's name, or an array over the nodes in the same units, subtracted first.
+        relative_to: another variable's name, or an array over the nodes in the same units (a named `DataArray`
+            names itself in the colour bar's label), subtracted first.
         aperture_only: draw only the nodes inside the 300 m aperture.
+        limit: the colour range is `[-limit, limit]` (m; default the largest offset drawn), so that zero is white
+            and several panels can share one scale.
         ax: a matplotlib `Axes` to draw into; default a new figure.
 
     Returns:
@@ -43,7 +47,7 @@ def reflector(
     Raises:
         TypeError: `solution` is not such a Dataset.
         KeyError: `variable` or `relative_to` is not a variable of it.
-        ValueError: `relative_to` given as an array does not hold one value per node.
+        ValueError: `relative_to` given as an array does not hold one value per node, or `limit` is not positive.
     """
     ds = check_dataset(solution, "solution", _EXPECTED)
     for name in ("position", "vertex"):
@@ -59,7 +63,10 @@ def reflector(
         keep = np.asarray(ds["inside_aperture"].values, bool)
     x, y = _aperture_plane(np.asarray(ds["position"].values, dtype=float), np.asarray(ds["vertex"].values, float))
     ax = axes_for(ax, (6.4, 5.4))
-    limit = float(np.max(np.abs(values[keep]))) or 1.0  # symmetric colours: zero offset is white
+    if limit is None:
+        limit = float(np.max(np.abs(values[keep]))) or 1.0  # an all-zero surface still gets a colour range
+    elif not limit > 0:
+        raise ValueError(f"limit must be a positive colour range in metres; got {limit!r}")
     points = ax.scatter(x[keep], y[keep], c=values[keep], s=9, cmap="RdBu_r", vmin=-limit, vmax=limit)
     ax.figure.colorbar(points, ax=ax, label=label(name, da.attrs))
     ax.set_aspect("equal")
@@ -76,7 +83,8 @@ def _reference(ds: xr.Dataset, relative_to: str | ArrayLike) -> tuple[np.ndarray
     if reference.shape != (ds.sizes["node"],):
         raise ValueError(f"relative_to must hold one value per node, shape ({ds.sizes['node']},); "
                          f"got shape {reference.shape}")  # fmt: skip
-    return reference, "reference"
+    name = getattr(relative_to, "name", None)  # a named DataArray labels itself
+    return reference, str(name) if name is not None else "reference"
 
 
 def _aperture_plane(points: np.ndarray, vertex: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
