@@ -42,9 +42,9 @@ def trajectory(
     ds = check_dataset(traj, "traj", "a difflab Trajectory or its to_xarray() Dataset")
     if "time" not in ds.dims:
         raise ValueError(f"traj must have a 'time' dimension; its dimensions are {tuple(ds.dims)}")
-    names = [str(n) for n in ds.data_vars if "time" in ds[n].dims] if variables is None else list(variables)
     if isinstance(variables, str):
         raise TypeError(f"variables must be a list of names; got the string {variables!r} (write [{variables!r}])")
+    names = [str(n) for n in ds.data_vars if "time" in ds[n].dims] if variables is None else list(variables)
     if not names:
         raise ValueError("variables must name at least one variable to plot")
     groups: dict[str, list[xr.DataArray]] = {}
