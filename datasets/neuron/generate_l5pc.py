@@ -179,7 +179,7 @@ def verify_bluepyopt(example: Path, sections, sites):
 def run(soma, protocol, sites, *, tol=None, dt=None, sample=True):
     """One protocol from finitialize(v_init); global CVODE at atol = rtol = `tol`, or fixed step `dt`
     (secondorder 0). Returns (spike times, samples or None, (wall, CPU) seconds of the integration)."""
-    clamps = []
+    clamps = []  # the clamps and the NetCon live until the run ends
     for delay, dur, amp in protocol["stimuli"]:
         clamp = h.IClamp(soma(0.5))
         clamp.delay, clamp.dur, clamp.amp = delay, dur, amp
@@ -216,6 +216,18 @@ def run(soma, protocol, sites, *, tol=None, dt=None, sample=True):
     return np.array(spikes), out, seconds
 
 
+def check_protocols(example: Path):
+    """PROTOCOLS and SITES restate the example's config/protocols.json; fail if they do not."""
+    config = json.loads((example / "config" / "protocols.json").read_text())
+    for name, protocol in PROTOCOLS.items():
+        stimuli = config[name]["stimuli"]
+        theirs = sorted((s["delay"], s["duration"], s["amp"]) for s in stimuli)
+        assert theirs == sorted(protocol["stimuli"]), (name, theirs)
+        assert all(s["totduration"] == protocol["tstop"] for s in stimuli), name
+    sites = {r["name"]: r["somadistance"] for r in config["bAP"]["extra_recordings"]}
+    assert sites == SITES, sites
+
+
 def sample_times(protocol):
     """Multiples of DT: every one inside the fine windows, every COARSE-th elsewhere."""
     k = np.arange(round(protocol["tstop"] / DT) + 1)
@@ -232,6 +244,7 @@ def main():
     parser.add_argument("--commit", default=PARAMS["source"]["commit"], help="BluePyOpt commit of that folder")
     parser.add_argument("--out", type=Path, default=HERE / "l5pc.nc")
     args = parser.parse_args()
+    check_protocols(args.example.resolve())
     with tempfile.TemporaryDirectory() as tmp:
         hashes = compile_mechanisms(args.example.resolve() / "mechanisms", Path(tmp))
         h.load_file("stdrun.hoc")
