@@ -270,7 +270,7 @@ class HodgkinHuxley(AbstractModel):
         return diffrax.ConstantStepSize()
 
     def default_dt0(self) -> float | Array:
-        """The default fixed step (ms): 5/64 ms for a cell as fast and as stiff as `hh`'s at 6.3 °C, halved per doubling.
+        """The default fixed step (ms): 5/64 ms for a cell as fast and as stiff as `hh` at 6.3 °C, halved per doubling.
 
         At 6.3 °C the squid axon's spike times are then within 0.013 ms of NEURON's
         (docs/hh_convergence.md). Two time scales shorten it, each measured against `hh` at 6.3 °C:
@@ -282,13 +282,15 @@ class HodgkinHuxley(AbstractModel):
           largest `z = G h / C` of the voltage update. The update is exact for frozen conductances at any
           `z`, but they change within a step by as much as they can open, so the spike's shape, and with it
           the calcium influx and the timing of the later spikes, is resolved only at a bounded `Σḡ h / C`.
-          Ratio: `Σḡ / C` to `hh`'s 156.3 mS/µF (12.2 at 5/64 ms). An L5PC soma (NaTs2_t 984 mS/cm²,
+          Ratio: `Σḡ / C` to `hh`'s 156.3 mS/µF (12.2 at 5/64 ms). The squid axon with gNa and gK × 4/3
+          drifts 0.040 ms over its 7 spikes at 5/64 ms, 0.0099 ms at 5/128 ms. An L5PC soma (NaTs2_t 984 mS/cm²,
           `Σḡ = 1298`): ratio 8.3, 5/1024 ms, its 9 spikes within 0.004 ms of NEURON (at 5/512 ms 0.013, at
           5/256 ms 0.09; the gate rule alone gave 5/128 ms, where its spikes fail).
 
         The step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the larger ratio: 10 ms stays
         a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and 20 °C). A Python
-        float when the cell's parameters are concrete (also inside `jit`), a traced scalar when they are traced.
+        float when the cell's parameters are concrete (also inside `jit`), a traced scalar when they are traced
+        (a fitted conductance); a batch of cells gets one step per member (docs/hh_convergence.md).
         """
         with jax.ensure_compile_time_eval():
             V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype)

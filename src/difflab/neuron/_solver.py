@@ -12,21 +12,28 @@ At fixed `V` the gates are linear in themselves, and at fixed gates the currents
    so one relaxation factor per gate). The factor `e^{−z}` is evaluated as `1/T₄(z)` (its Taylor
    polynomial of degree 4; its relative error `z⁵/120` moves spike times by < 1e-4 ms), which
    like the exponential lies in (0, 1] and tends to 0, so stiff gates stay in [0, 1] at any step.
-3. **Voltage (Crank–Nicolson).** With `G = Σ G_c` and `GE = Σ G_c E_c` averaged over the step
+3. **Voltage (exponential).** With `G = Σ G_c` and `GE = Σ G_c E_c` averaged over the step
    by Simpson's rule, `G = (G(x₀) + 4 G(x_{½}) + G(x₁))/6` (likewise `GE`), and the input at
-   `t₀ + h/2`: `C (V₁ − V₀)/h = I − G (V₀ + V₁)/2 + GE`, solved in closed form. The half-step
-   conductance costs a few multiplications; against the trapezoidal average of the end
-   conductances it cuts the spike-time drift against NEURON from 0.042 to 0.010 ms at
-   `h = 10/136` ms, and over a 1000-cell ensemble (gNa 80–160, gK 24–48 mS/cm²) the 99th
-   percentile of the spike-time error from 0.37 to 0.15 ms (docs/hh_convergence.md). Only at
-   small steps is the end-point average the more accurate (half the drift at `h = 0.025` ms:
-   0.0024 against 0.0048 ms), where both are far inside any practical tolerance.
+   `t₀ + h/2`, `C dV/dt = I + GE − G V` is solved exactly: `V₁ = V∞ + (V₀ − V∞) e^{−z}`,
+   `V∞ = (I + GE)/G`, `z = G h / C`, written `V₁ = V₀ + (I + GE − G V₀) h φ₁(z) / C` with
+   `φ₁(z) = (1 − e^{−z})/z` (see [`membrane_coefficient`][difflab.neuron._solver.membrane_coefficient]; no
+   division by `G`, smooth at `G = 0`). For small `z` this is Crank–Nicolson up to `O(h³)` per step; for large
+   `z` it is L-stable, where Crank–Nicolson's factor `(1 − z/2)/(1 + z/2)` tends to −1 and `V` rings about the
+   sodium equilibrium. An L5PC soma (NaTs2_t 984 mS/cm², `z` ≈ 19 at `h = 5/128` ms) shows it: spike-time
+   error against NEURON 0.40 → 0.094 ms at `h = 5/256`, 0.044 → 0.013 ms at 5/512 ms; the squid axon's
+   7 spikes 0.017 → 0.012 ms at the default 5/64 ms and 0.065 → 0.014 ms at 0.1 ms (docs/hh_convergence.md).
+   The half-step conductance costs a few multiplications; against the trapezoidal average of the end
+   conductances it cut the spike-time drift of the Crank–Nicolson update from 0.042 to 0.010 ms at
+   `h = 10/136` ms.
+4. **Concentrations** (a cell with a calcium mechanism): updated exactly for their ion current frozen at the
+   step's middle, first with the predicted potential (the end value feeds the Nernst potential of step 3)
+   and again, after step 3, with the trapezoidal potential `(V₀ + V₁)/2`.
 
 The scheme is second order (the tests check the slope). At the default `h = 5/64` ms the seven
-spikes of the 10 µA/cm² squid-axon step are within 0.017 ms of NEURON's converged CVODE solution
+spikes of the 10 µA/cm² squid-axon step are within 0.013 ms of NEURON's converged CVODE solution
 (docs/hh_convergence.md). A step costs one rate evaluation (two
 exponentials for `hh`, see [`hh_rates`][difflab.neuron.hh_rates]), two divisions per gate, three
-conductance evaluations and two divisions for `V`. Dense output (values between steps) is a cubic
+conductance evaluations and four divisions for `V`. Dense output (values between steps) is a cubic
 Hermite polynomial for `V` and linear for the gates (so saved gates stay in [0, 1]).
 
 The cell is read from `args[0]` (as [`difflab.simulate`][] passes `args=(model, protocol)`);
@@ -35,7 +42,8 @@ returns an error estimate (against the first-order step that keeps the old condu
 also runs under `diffrax.PIDController`.
 
 References: Rush & Larsen, IEEE Trans. Biomed. Eng. 25:389 (1978); Hines, Int. J. Biomed.
-Comput. 15:69 (1984) for Crank–Nicolson in NEURON.
+Comput. 15:69 (1984) for Crank–Nicolson in NEURON; Hochbruck & Ostermann, Acta Numerica 19:209 (2010) for
+exponential integrators and φ₁.
 """
 
 from __future__ import annotations
@@ -147,7 +155,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
         for ion, c in concentrations.items():
             y_half[c.state] = c.relax(y0[c.state], I_mid[ion], h / 2)
             y1[c.state] = c.relax(y0[c.state], I_mid[ion], h)
-    # 3. voltage: Crank–Nicolson with the conductances averaged over the step by Simpson's rule
+    # 3. voltage: exact for the conductances averaged over the step by Simpson's rule (module docstring)
     G1, GE1 = model.conductances(y1)
     G_half, GE_half = model.conductances(y_half)
     G, GE = (Gc0 + 4 * G_half + G1) / 6, (GEc0 + 4 * GE_half + GE1) / 6
@@ -247,7 +255,9 @@ class AbstractVoltageStepSolver(AbstractSolver):
 
 
 class RushLarsenCN(AbstractVoltageStepSolver):
-    """Exponential (Rush–Larsen) gates + Crank–Nicolson voltage with an extrapolated midpoint; order 2.
+    """Exponential (Rush–Larsen) gates + exponential voltage update with an extrapolated midpoint; order 2.
+
+    The name keeps its Crank–Nicolson origin: the voltage update is Crank–Nicolson for small `G h / C`.
 
     For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with `diffrax.ConstantStepSize`
     (the cell's default) or an adaptive controller.
