@@ -290,7 +290,7 @@ class HodgkinHuxley(AbstractModel):
         The step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the larger ratio: 10 ms stays
         a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and 20 °C). A Python
         float when the cell's parameters are concrete (also inside `jit`), a traced scalar when they are traced
-        (a fitted conductance); a batch of cells gets one step per member (docs/hh_convergence.md).
+        (a fitted conductance). A batch of cells (parameters with a member axis) takes its stiffest member's step.
         """
         with jax.ensure_compile_time_eval():
             V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype)
