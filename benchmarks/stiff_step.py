@@ -108,7 +108,7 @@ def cost(repeats: int) -> None:
         gK=jax.random.uniform(key_k, (1000,), minval=24.0, maxval=36.0),
     )
     runs = {
-        "L5PC soma, 1 cell, 5/1024 ms": (all_cases["L5PC soma"], all_cases["L5PC soma"][0], 5 / 1024),
+        "L5PC soma, 1 cell, 5/512 ms": (all_cases["L5PC soma"], all_cases["L5PC soma"][0], 5 / 512),
         "hh, 1 cell, 5/64 ms": (all_cases["hh"], hh, 5 / 64),
         "hh, 1000 cells, 5/64 ms": (all_cases["hh"], ensemble, 5 / 64),
     }

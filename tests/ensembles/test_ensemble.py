@@ -66,12 +66,11 @@ def test_default_strategy_per_backend():
 @pytest.mark.parametrize("strategy", ["vmap", "map"])
 def test_fixed_step_ensemble_runs_as_one_scan_and_equals_diffrax_loop(strategy):
     # HH members with per-member gNa (make_batch repeats every other leaf): they share the default step, which
-    # run_ensemble resolves once so that each member runs the scan with ts as a constant (a member with
-    # gNa + gK + gL above hh's 156.3 mS/cm² would have the halved step, see HodgkinHuxley.default_dt0)
+    # run_ensemble resolves once so that each member runs the scan with ts as a constant
     from difflab import Step
     from difflab.neuron import HodgkinHuxley
 
-    batch = make_batch(HodgkinHuxley.squid_axon(), gNa=np.array([80.0, 100.0, 120.0]))
+    batch = make_batch(HodgkinHuxley.squid_axon(), gNa=np.array([80.0, 120.0, 160.0]))
     ts = np.linspace(0.0, 20.0, 81)
     scan = run_ensemble(batch, Step(10.0, 5.0, 15.0), ts, strategy=strategy, loop="scan")
     loop = run_ensemble(batch, Step(10.0, 5.0, 15.0), ts, strategy=strategy, loop="while")

@@ -92,7 +92,7 @@ def test_batched_runs_equal_member_runs_and_second_call_does_not_recompile():
         traces.append(1)
         return difflab.simulate(model, difflab.Step(10.0, 2.0, 30.0), jnp.arange(0.0, 30.0, 0.025)).ys["V"]
 
-    gNa = jnp.asarray([90.0, 105.0, 120.0])  # one default step for all (a stiffer member would halve the batch's)
+    gNa = jnp.asarray([90.0, 120.0, 150.0])
     base = HodgkinHuxley.squid_axon()
     members = [np.asarray(run(base.replace(gNa=g))) for g in gNa]
     assert len(traces) == 1  # new parameter values, same compiled function
@@ -163,15 +163,16 @@ def test_default_step_follows_the_gate_kinetics_with_temperature():
 
 
 def test_default_step_follows_the_membrane_stiffness():
-    """Halved per doubling of Σḡ/C over hh's 156.3 mS/µF (the largest G h / C of the voltage update)."""
+    """Halved per doubling of Σḡ/C over twice hh's 156.3 mS/µF (Σḡ h / C = 24.4 at 5/64 ms)."""
     cell = HodgkinHuxley.squid_axon()
     assert float(cell.max_conductance()) == pytest.approx(156.3)
-    # Σḡ/C ratios 1, 1.77 (gNa 240), 2.0 (C 0.5), 8.55 (gNa 1300): 2^k >= ratio -> k = 0, 1, 1, 4
-    steps = [c.default_dt0() for c in (cell, cell.replace(gNa=240.0), cell.replace(C=0.5), cell.replace(gNa=1300.0))]
-    assert steps == [0.078125, 0.0390625, 0.0390625, 0.078125 / 16]
-    assert isinstance(steps[1], float)
+    # Σḡ/C over 312.6: 0.5, 0.88 (gNa 240), 1.08 (gNa 300), 2.0 (C 0.25), 8.1 (gNa 2500) -> k = 0, 0, 1, 1, 4
+    cells = (cell, cell.replace(gNa=240.0), cell.replace(gNa=300.0), cell.replace(C=0.25), cell.replace(gNa=2500.0))
+    steps = [c.default_dt0() for c in cells]
+    assert steps == [0.078125, 0.078125, 0.0390625, 0.0390625, 0.078125 / 16]
+    assert isinstance(steps[2], float)
     # traced conductances (jit, vmap): the same steps, as arrays
-    traced = jax.jit(jax.vmap(lambda g: cell.replace(gNa=g).default_dt0()))(jnp.asarray([120.0, 240.0, 1300.0]))
+    traced = jax.jit(jax.vmap(lambda g: cell.replace(gNa=g).default_dt0()))(jnp.asarray([120.0, 300.0, 2500.0]))
     np.testing.assert_array_equal(traced, [0.078125, 0.0390625, 0.078125 / 16])
 
 

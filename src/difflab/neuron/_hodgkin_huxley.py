@@ -278,14 +278,16 @@ class HodgkinHuxley(AbstractModel):
         * **Gate kinetics.** They speed up with temperature (`hh`: ×4.5 at 20 °C), and at a fixed step the
           drift grows with them: 0.25 ms over 15 spikes at 15 °C, 0.86 ms over 21 at 20 °C. Ratio: the
           cell's fastest gate rate `max(α + β)` (over −100…60 mV) to `hh`'s.
-        * **Membrane stiffness.** The largest conductance a cell can open, `Σḡ` (every gate at 1), sets the
-          largest `z = G h / C` of the voltage update. The update is exact for frozen conductances at any
-          `z`, but they change within a step by as much as they can open, so the spike's shape, and with it
-          the calcium influx and the timing of the later spikes, is resolved only at a bounded `Σḡ h / C`.
-          Ratio: `Σḡ / C` to `hh`'s 156.3 mS/µF (12.2 at 5/64 ms). The squid axon with gNa and gK × 4/3
-          drifts 0.040 ms over its 7 spikes at 5/64 ms, 0.0099 ms at 5/128 ms. An L5PC soma (NaTs2_t 984 mS/cm²,
-          `Σḡ = 1298`): ratio 8.3, 5/1024 ms, its 9 spikes within 0.004 ms of NEURON (at 5/512 ms 0.013, at
-          5/256 ms 0.09; the gate rule alone gave 5/128 ms, where its spikes fail).
+        * **Membrane stiffness.** The largest conductance a cell can open, `Σḡ` (every gate at 1), bounds
+          `z = G h / C` of the voltage update. The update is exact for frozen conductances at any `z`, but
+          they change within a step by as much as they can open, so the spike's shape, and with it the
+          calcium influx and the timing of later spikes, is resolved only at a bounded `Σḡ h / C`. Ratio:
+          `Σḡ h / C` at 5/64 ms to 24.4, twice `hh`'s 12.2 (`Σḡ/C` over 312.6 mS/µF). Twice, so that the
+          squid axon and the cells fitted around it (gNa up to 276 mS/cm² with gK 36) are not on a step
+          boundary; there the spikes stay within the 0.05 ms tolerance (gNa, gK × 2: 0.047 ms over 6
+          spikes at 5/64 ms, 0.017 at 5/128 ms). An L5PC soma (NaTs2_t 984 mS/cm², `Σḡ = 1298`): ratio 4.15,
+          5/512 ms (`z` = 12.7), its 9 spikes within 0.013 ms of NEURON; at 5/256 ms (`z` = 25.3, just past
+          the bound) 0.094 ms; the gate rule alone gave 5/128 ms, where the solve fails.
 
         The step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the larger ratio: 10 ms stays
         a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and 20 °C). A Python
@@ -299,7 +301,7 @@ class HodgkinHuxley(AbstractModel):
             rates = jax.vmap(self.gate_rates)(V)
             fastest = _max_finite_rate(rates)  # a user's rate may be 0/0 at a grid point
             reference = _max_finite_rate(hh_rates(V))
-            stiffness = jnp.max(self.max_conductance() / self.C) / HH_MAX_CONDUCTANCE
+            stiffness = jnp.max(self.max_conductance() / self.C) / (2 * HH_MAX_CONDUCTANCE)
             ratio = jnp.maximum(fastest / reference, stiffness)
             # a tolerance of 1e-6 keeps the squid axon at 6.3 °C (ratio 1 up to rounding) on 5/64
             halvings = jnp.maximum(jnp.ceil(jnp.log2(ratio) - 1e-6), 0.0)
@@ -356,7 +358,7 @@ class HodgkinHuxley(AbstractModel):
 
 #: Default fixed step of the default solver (ms).
 DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so step boundaries (10 ms = 128 steps) are exact in float32
-#: `Σḡ / C` of the squid axon (`hh`: 120 + 36 + 0.3 mS/cm², 1 µF/cm²), the stiffness that `DEFAULT_DT` resolves.
+#: `Σḡ / C` of the squid axon (`hh`: 120 + 36 + 0.3 mS/cm², 1 µF/cm²); `DEFAULT_DT` serves up to twice it.
 HH_MAX_CONDUCTANCE = 156.3
 
 
