@@ -95,13 +95,21 @@ def membrane_coefficient(C, G, h):
     return C / (h * _phi1(G * h / C))
 
 
+def crank_nicolson_coefficient(C, G, h):
+    """`C/h + G/2` (mS/cm²): Crank–Nicolson's counterpart of `membrane_coefficient` (same update form)."""
+    return C / h + G / 2
+
+
 def _safe_div(num, den, ok):
     """`num / den` where `ok`, else 0, with finite gradients in both branches."""
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
-def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None):
+def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None, coefficient=None):
     """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring.
+
+    ``coefficient(C, G, h)`` gives the voltage update `V₁ = V₀ + (I + GE − G V₀)/coefficient`; by default
+    `membrane_coefficient` (exponential), `crank_nicolson_coefficient` for the former Crank–Nicolson update.
 
     ``extra`` adds conductances that the step does not integrate itself (a network's synapses): their
     ``(G, GE)`` (mS/cm², µA/cm²) at the step's start, their exact mean over the step and at its end. The mean
@@ -162,7 +170,8 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     if extra is not None:  # their exact mean, not Simpson's rule (which would smear a jump inside the step)
         G, GE = G + Gx_mean, GE + GEx_mean
         G1, GE1 = G1 + Gx1, GE1 + GEx1
-    V1 = V0 + (I + GE - G * V0) / membrane_coefficient(C, G, h)
+    coefficient = membrane_coefficient if coefficient is None else coefficient
+    V1 = V0 + (I + GE - G * V0) / coefficient(C, G, h)
     y1["V"] = V1
     if concentrations:
         # corrected with the ion currents at the step's trapezoidal potential: the influx of a spike is then
@@ -172,7 +181,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
         for ion, c in concentrations.items():
             y1[c.state] = c.relax(y0[c.state], I_mid[ion], h)
     # error estimate: against the same update with the old conductances (first order)
-    V1_low = V0 + (I + GE0 - G0 * V0) / membrane_coefficient(C, G0, h)
+    V1_low = V0 + (I + GE0 - G0 * V0) / coefficient(C, G0, h)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
     err["V"] = V1 - V1_low
     # dense output: slopes of V at both ends (input held at its midpoint value)
