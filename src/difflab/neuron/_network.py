@@ -17,7 +17,8 @@ it before arriving everywhere stops the solve with an error naming ``buffer``.
 The solver [`NetworkRushLarsenCN`][difflab.neuron.NetworkRushLarsenCN] is the point cell's scheme with the
 synaptic conductances' exact means over the step added to the channels' Simpson averages (a spike arriving
 inside a step makes a conductance jump, which Simpson's rule would smear into a first-order error) and the
-Crank–Nicolson voltage update (`network_step` says why), then spike detection; a delay must be at least one step, so that no spike acts inside the step that found it. Its steps
+Crank–Nicolson voltage update (`network_step` says why), then spike detection; a delay must be at least one
+step, so that no spike acts inside the step that found it. Its steps
 are constant (the default controller): then at most one spike arrives per synapse and step (see
 `AbstractSynapses.advance`).
 
