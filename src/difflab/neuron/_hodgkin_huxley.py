@@ -85,7 +85,8 @@ class HodgkinHuxley(AbstractModel):
         "celsius": "degC",
         "v_init": "mV",
     }
-    step_parameters: ClassVar[tuple[str, ...]] = ("celsius",)  # the gate rates, and so the default step, follow it
+    # the gate rates and the stiffness Σḡ/C, and so the default step, follow them
+    step_parameters: ClassVar[tuple[str, ...]] = ("celsius", "C")
 
     def __init__(
         self,
@@ -269,16 +270,29 @@ class HodgkinHuxley(AbstractModel):
         return diffrax.ConstantStepSize()
 
     def default_dt0(self) -> float | Array:
-        """The default fixed step (ms): 5/64 ms for gates as fast as `hh`'s at 6.3 °C, halved per doubling.
+        """The default fixed step (ms): 5/64 ms for a cell as fast and as stiff as `hh` at 6.3 °C, halved per doubling.
 
-        At 6.3 °C the squid axon's spike times are then within 0.017 ms of NEURON's
-        (docs/hh_convergence.md). Gate kinetics speed up with temperature (`hh`: ×4.5 at 20 °C), and
-        at a fixed step the drift grows with them: 0.25 ms over 15 spikes at 15 °C, 0.86 ms over 21 at
-        20 °C. So the step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the ratio
-        of the cell's fastest gate rate `max(α + β)` (over −100…60 mV) to `hh`'s at 6.3 °C; 10 ms
-        stays a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and
-        20 °C). A Python float when the cell's parameters are concrete (also inside `jit`), a traced
-        scalar when they are traced.
+        At 6.3 °C the squid axon's spike times are then within 0.013 ms of NEURON's
+        (docs/hh_convergence.md). Two time scales shorten it, each measured against `hh` at 6.3 °C:
+
+        * **Gate kinetics.** They speed up with temperature (`hh`: ×4.5 at 20 °C), and at a fixed step the
+          drift grows with them: 0.25 ms over 15 spikes at 15 °C, 0.86 ms over 21 at 20 °C. Ratio: the
+          cell's fastest gate rate `max(α + β)` (over −100…60 mV) to `hh`'s.
+        * **Membrane stiffness.** The largest conductance a cell can open, `Σḡ` (every gate at 1), bounds
+          `z = G h / C` of the voltage update. The update is exact for frozen conductances at any `z`, but
+          they change within a step by as much as they can open, so the spike's shape, and with it the
+          calcium influx and the timing of later spikes, is resolved only at a bounded `Σḡ h / C`. Ratio:
+          `Σḡ h / C` at 5/64 ms to 24.4, twice `hh`'s 12.2 (`Σḡ/C` over 312.6 mS/µF). Twice, so that the
+          squid axon and the cells fitted around it (gNa up to 276 mS/cm² with gK 36) are not on a step
+          boundary; there the spikes stay within the 0.05 ms tolerance (gNa, gK × 2: 0.047 ms over 6
+          spikes at 5/64 ms, 0.017 at 5/128 ms). An L5PC soma (NaTs2_t 984 mS/cm², `Σḡ = 1298`): ratio 4.15,
+          5/512 ms (`z` = 12.7), its 9 spikes within 0.013 ms of NEURON; at 5/256 ms (`z` = 25.3, just past
+          the bound) 0.094 ms; the gate rule alone gave 5/128 ms, where the solve fails.
+
+        The step is `5/64 · 2^−k` with `2^k` the smallest power of two at least the larger ratio: 10 ms stays
+        a whole number of steps and the drift stays at the 6.3 °C level (0.008 ms at 15 and 20 °C). A Python
+        float when the cell's parameters are concrete (also inside `jit`), a traced scalar when they are traced
+        (a fitted conductance). A batch of cells (parameters with a member axis) takes its stiffest member's step.
         """
         with jax.ensure_compile_time_eval():
             V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype)
@@ -287,10 +301,17 @@ class HodgkinHuxley(AbstractModel):
             rates = jax.vmap(self.gate_rates)(V)
             fastest = _max_finite_rate(rates)  # a user's rate may be 0/0 at a grid point
             reference = _max_finite_rate(hh_rates(V))
+            stiffness = jnp.max(self.max_conductance() / self.C) / (2 * HH_MAX_CONDUCTANCE)
+            ratio = jnp.maximum(fastest / reference, stiffness)
             # a tolerance of 1e-6 keeps the squid axon at 6.3 °C (ratio 1 up to rounding) on 5/64
-            halvings = jnp.maximum(jnp.ceil(jnp.log2(fastest / reference) - 1e-6), 0.0)
+            halvings = jnp.maximum(jnp.ceil(jnp.log2(ratio) - 1e-6), 0.0)
             dt = DEFAULT_DT * 2.0**-halvings
         return float(dt) if is_concrete(dt) else dt
+
+    def max_conductance(self) -> Array:
+        """`Σḡ` (mS/cm²): the total conductance with every gate at 1, the most the channels can open."""
+        gates = {g: jnp.ones((), self.C.dtype) for g in self.gate_names}
+        return jnp.asarray(sum(channel.conductance(gates) for channel in self.ordered_channels()))
 
     def linear_estimate(self, paths, protocol, ts, data, mask):
         """Channel conductances from a recorded `V` by linear regression (see `estimate_conductances`).
@@ -337,6 +358,8 @@ class HodgkinHuxley(AbstractModel):
 
 #: Default fixed step of the default solver (ms).
 DEFAULT_DT = 0.078125  # 5/64 ms: a binary fraction, so step boundaries (10 ms = 128 steps) are exact in float32
+#: `Σḡ / C` of the squid axon (`hh`: 120 + 36 + 0.3 mS/cm², 1 µF/cm²); `DEFAULT_DT` serves up to twice it.
+HH_MAX_CONDUCTANCE = 156.3
 
 
 def _check_concentrations(

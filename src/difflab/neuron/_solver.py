@@ -12,21 +12,28 @@ At fixed `V` the gates are linear in themselves, and at fixed gates the currents
    so one relaxation factor per gate). The factor `e^{−z}` is evaluated as `1/T₄(z)` (its Taylor
    polynomial of degree 4; its relative error `z⁵/120` moves spike times by < 1e-4 ms), which
    like the exponential lies in (0, 1] and tends to 0, so stiff gates stay in [0, 1] at any step.
-3. **Voltage (Crank–Nicolson).** With `G = Σ G_c` and `GE = Σ G_c E_c` averaged over the step
+3. **Voltage (exponential).** With `G = Σ G_c` and `GE = Σ G_c E_c` averaged over the step
    by Simpson's rule, `G = (G(x₀) + 4 G(x_{½}) + G(x₁))/6` (likewise `GE`), and the input at
-   `t₀ + h/2`: `C (V₁ − V₀)/h = I − G (V₀ + V₁)/2 + GE`, solved in closed form. The half-step
-   conductance costs a few multiplications; against the trapezoidal average of the end
-   conductances it cuts the spike-time drift against NEURON from 0.042 to 0.010 ms at
-   `h = 10/136` ms, and over a 1000-cell ensemble (gNa 80–160, gK 24–48 mS/cm²) the 99th
-   percentile of the spike-time error from 0.37 to 0.15 ms (docs/hh_convergence.md). Only at
-   small steps is the end-point average the more accurate (half the drift at `h = 0.025` ms:
-   0.0024 against 0.0048 ms), where both are far inside any practical tolerance.
+   `t₀ + h/2`, `C dV/dt = I + GE − G V` is solved exactly: `V₁ = V∞ + (V₀ − V∞) e^{−z}`,
+   `V∞ = (I + GE)/G`, `z = G h / C`, written `V₁ = V₀ + (I + GE − G V₀) h φ₁(z) / C` with
+   `φ₁(z) = (1 − e^{−z})/z` (see [`membrane_coefficient`][difflab.neuron._solver.membrane_coefficient]; no
+   division by `G`, smooth at `G = 0`). For small `z` this is Crank–Nicolson up to `O(h³)` per step; for large
+   `z` it is L-stable, where Crank–Nicolson's factor `(1 − z/2)/(1 + z/2)` tends to −1 and `V` rings about the
+   sodium equilibrium. An L5PC soma (NaTs2_t 984 mS/cm², `z` ≈ 19 at `h = 5/128` ms) shows it: spike-time
+   error against NEURON 0.40 → 0.094 ms at `h = 5/256`, 0.044 → 0.013 ms at 5/512 ms; the squid axon's
+   7 spikes 0.017 → 0.012 ms at the default 5/64 ms and 0.065 → 0.014 ms at 0.1 ms (docs/hh_convergence.md).
+   The half-step conductance costs a few multiplications; against the trapezoidal average of the end
+   conductances it cut the spike-time drift of the Crank–Nicolson update from 0.042 to 0.010 ms at
+   `h = 10/136` ms.
+4. **Concentrations** (a cell with a calcium mechanism): updated exactly for their ion current frozen at the
+   step's middle, first with the predicted potential (the end value feeds the Nernst potential of step 3)
+   and again, after step 3, with the trapezoidal potential `(V₀ + V₁)/2`.
 
 The scheme is second order (the tests check the slope). At the default `h = 5/64` ms the seven
-spikes of the 10 µA/cm² squid-axon step are within 0.017 ms of NEURON's converged CVODE solution
+spikes of the 10 µA/cm² squid-axon step are within 0.013 ms of NEURON's converged CVODE solution
 (docs/hh_convergence.md). A step costs one rate evaluation (two
 exponentials for `hh`, see [`hh_rates`][difflab.neuron.hh_rates]), two divisions per gate, three
-conductance evaluations and two divisions for `V`. Dense output (values between steps) is a cubic
+conductance evaluations and four divisions for `V`. Dense output (values between steps) is a cubic
 Hermite polynomial for `V` and linear for the gates (so saved gates stay in [0, 1]).
 
 The cell is read from `args[0]` (as [`difflab.simulate`][] passes `args=(model, protocol)`);
@@ -35,7 +42,8 @@ returns an error estimate (against the first-order step that keeps the old condu
 also runs under `diffrax.PIDController`.
 
 References: Rush & Larsen, IEEE Trans. Biomed. Eng. 25:389 (1978); Hines, Int. J. Biomed.
-Comput. 15:69 (1984) for Crank–Nicolson in NEURON.
+Comput. 15:69 (1984) for Crank–Nicolson in NEURON; Hochbruck & Ostermann, Acta Numerica 19:209 (2010) for
+exponential integrators and φ₁.
 """
 
 from __future__ import annotations
@@ -64,13 +72,44 @@ def _relaxation_factor(z):
     return 1 / (1 + z * (1 + z * (1 / 2 + z * (1 / 6 + z / 24))))
 
 
+def _phi1(z):
+    r"""`φ₁(z) = (1 − e^{−z})/z` for `z ≥ 0`, with `e^{−z}` as `1/T₄(z)` (see `_relaxation_factor`).
+
+    `(1 − 1/T₄(z))/z = (1 + z/2 + z²/6 + z³/24)/T₄(z)`: no cancellation at `z → 0` (`φ₁(0) = 1`, smooth, so
+    gradients need no guard) and `φ₁(z) → 1/z` for large `z`, as the exact function. Relative error below
+    `z⁴/120` for small `z`.
+    """
+    return (1 + z * (1 / 2 + z * (1 / 6 + z / 24))) / (1 + z * (1 + z * (1 / 2 + z * (1 / 6 + z / 24))))
+
+
+def membrane_coefficient(C, G, h):
+    r"""`C / (h φ₁(G h / C))` (mS/cm²): the exponential update of `C dV/dt = I + GE − G V` as one division.
+
+    With `G`, `GE` and `I` frozen over the step the exact solution is `V₁ = V∞ + (V₀ − V∞) e^{−Gh/C}`,
+    `V∞ = (I + GE)/G`, i.e. `V₁ = V₀ + (I + GE − G V₀)/m` with `m` this coefficient. For small `z = Gh/C`,
+    `m = C/h + G/2 + G z/12 + …`: Crank–Nicolson's `C/h + G/2` up to a term that changes a step by `O(h³)`,
+    so the update stays second order. For large `z`, `m → G`: `V₁ → V∞` (L-stable), where Crank–Nicolson's
+    amplification factor `(1 − z/2)/(1 + z/2)` tends to −1 and `V` rings about `V∞` (−0.8 at `z = 19`, an
+    L5PC soma's sodium conductance at `h = 5/128` ms). Defined and smooth at `G = 0` (`m = C/h`).
+    """
+    return C / (h * _phi1(G * h / C))
+
+
+def crank_nicolson_coefficient(C, G, h):
+    """`C/h + G/2` (mS/cm²): Crank–Nicolson's counterpart of `membrane_coefficient` (same update form)."""
+    return C / h + G / 2
+
+
 def _safe_div(num, den, ok):
     """`num / den` where `ok`, else 0, with finite gradients in both branches."""
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
-def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None):
+def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None, coefficient=None):
     """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring.
+
+    ``coefficient(C, G, h)`` gives the voltage update `V₁ = V₀ + (I + GE − G V₀)/coefficient`; by default
+    `membrane_coefficient` (exponential), `crank_nicolson_coefficient` for the former Crank–Nicolson update.
 
     ``extra`` adds conductances that the step does not integrate itself (a network's synapses): their
     ``(G, GE)`` (mS/cm², µA/cm²) at the step's start, their exact mean over the step and at its end. The mean
@@ -124,18 +163,25 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
         for ion, c in concentrations.items():
             y_half[c.state] = c.relax(y0[c.state], I_mid[ion], h / 2)
             y1[c.state] = c.relax(y0[c.state], I_mid[ion], h)
-    # 3. voltage: Crank–Nicolson with the conductances averaged over the step by Simpson's rule
+    # 3. voltage: exact for the conductances averaged over the step by Simpson's rule (module docstring)
     G1, GE1 = model.conductances(y1)
     G_half, GE_half = model.conductances(y_half)
     G, GE = (Gc0 + 4 * G_half + G1) / 6, (GEc0 + 4 * GE_half + GE1) / 6
     if extra is not None:  # their exact mean, not Simpson's rule (which would smear a jump inside the step)
         G, GE = G + Gx_mean, GE + GEx_mean
         G1, GE1 = G1 + Gx1, GE1 + GEx1
-    c = C / h
-    V1 = ((c - G / 2) * V0 + I + GE) / (c + G / 2)
+    coefficient = membrane_coefficient if coefficient is None else coefficient
+    V1 = V0 + (I + GE - G * V0) / coefficient(C, G, h)
     y1["V"] = V1
+    if concentrations:
+        # corrected with the ion currents at the step's trapezoidal potential: the influx of a spike is then
+        # that of the solved V (with the predicted one, 1.1 % of cai and 0.14 ms on the L5PC soma's 9th spike
+        # at h = 5/256; now 0.7 % and 0.09 ms)
+        I_mid = model.ion_currents((V0 + V1) / 2, y_half)
+        for ion, c in concentrations.items():
+            y1[c.state] = c.relax(y0[c.state], I_mid[ion], h)
     # error estimate: against the same update with the old conductances (first order)
-    V1_low = ((c - G0 / 2) * V0 + I + GE0) / (c + G0 / 2)
+    V1_low = V0 + (I + GE0 - G0 * V0) / coefficient(C, G0, h)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
     err["V"] = V1 - V1_low
     # dense output: slopes of V at both ends (input held at its midpoint value)
@@ -218,7 +264,9 @@ class AbstractVoltageStepSolver(AbstractSolver):
 
 
 class RushLarsenCN(AbstractVoltageStepSolver):
-    """Exponential (Rush–Larsen) gates + Crank–Nicolson voltage with an extrapolated midpoint; order 2.
+    """Exponential (Rush–Larsen) gates + exponential voltage update with an extrapolated midpoint; order 2.
+
+    The name keeps its Crank–Nicolson origin: the voltage update is Crank–Nicolson for small `G h / C`.
 
     For [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] cells: use with `diffrax.ConstantStepSize`
     (the cell's default) or an adaptive controller.
