@@ -16,7 +16,7 @@ KAPPAS = np.array([0.05, 0.2, 0.5])  # 3 rates x 2 states = 6 members: not a mul
 STATES = [q.tensor(q.basis(2, 0), q.fock(N, 0)), q.tensor(q.basis(2, 1), q.fock(N, 1))]
 EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
 JUMPS = [np.sqrt(KAPPAS)[:, None, None] * A[None]]
-OPTIONS = dict(jump_ops=JUMPS, exp_ops=EXP, batch_dim="kappa", batch_coords={"kappa": KAPPAS}, strategy="map")
+OPTIONS = dict(jump_ops=JUMPS, exp_ops=EXP, batching=q.Batching(dim="kappa", coords={"kappa": KAPPAS}, strategy="map"))
 split = q.mesolve(H, STATES, TS, **OPTIONS).to_xarray()
 original = _batch.solve_members
 import difflab.quantum._mesolve as mesolve_module  # noqa: E402

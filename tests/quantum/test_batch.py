@@ -26,8 +26,8 @@ EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
 
 def _batched(strategy="map"):
     return q.mesolve(
-        H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch_dim="kappa",
-        batch_coords={"kappa": KAPPAS}, strategy=strategy,
+        H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP,
+        batching=q.Batching(dim="kappa", coords={"kappa": KAPPAS}, strategy=strategy),
     )  # fmt: skip
 
 
@@ -88,8 +88,26 @@ def test_result_is_a_pytree_that_jit_and_grad_pass_through():
     np.testing.assert_allclose(jax.grad(z_end)(0.3), -2 * TS[-1] * np.exp(-0.3 * TS[-1]), rtol=1e-6)
 
 
+def test_old_batch_keywords_warn_and_give_the_same_result():
+    jumps = [np.sqrt(KAPPAS)[:, None, None] * A[None]]
+    with pytest.warns(DeprecationWarning) as caught:
+        old = q.mesolve(H, STATES, TS, jump_ops=jumps, exp_ops=EXP, batch_dim="kappa", batch_coords={"kappa": KAPPAS},
+                        strategy="map")  # fmt: skip
+    assert sorted(str(w.message) for w in caught) == [
+        f"mesolve({name}=...) is deprecated and goes at 0.3: pass batching=difflab.quantum.Batching({field}=...)"
+        for name, field in (("batch_coords", "coords"), ("batch_dim", "dim"), ("strategy", "strategy"))
+    ]
+    new = _batched()
+    np.testing.assert_array_equal(old.expects, new.expects)
+    assert (
+        old.to_xarray().expect.dims == new.to_xarray().expect.dims == ("kappa", "initial_state", "time", "observable")
+    )
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="batch_dim given both as keywords and"):
+        q.sesolve(q.sigmaz(), q.basis(2, 0), TS, batch_dim="g", batching=q.Batching())
+
+
 def test_deprecated_spellings_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="pass strategy='vmap'"):
+    with pytest.warns(DeprecationWarning, match=r"mesolve\(batch=...\) is deprecated and goes at 0.3: pass batching="):
         old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch="vmap")
     tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, rtol=1e-9)
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\).expect"):
