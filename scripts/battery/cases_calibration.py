@@ -146,7 +146,7 @@ def _(ctx):
 
     data = {"time": np.asarray(ts_hh()), "V": np.zeros(len(ts_hh()))}
     return difflab.calibrate(hh(), step(), data, params={"C": difflab.Positive()}, starts={"C": [0.0]},
-                             steps=1, progress=False)  # fmt: skip
+                             steps=1, run=difflab.RunOptions(progress=False))  # fmt: skip
 
 
 @case("fit.data-all-nan", "6", r"\by\b.*(finite|NaN|no finite)")
@@ -234,7 +234,7 @@ def _(ctx):
 
     protocol, data = _ou()
     return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, loss="spike_times",
-                             strategy="linear", steps=1)  # fmt: skip
+                             run=difflab.RunOptions(strategy="linear"), steps=1)  # fmt: skip
 
 
 @case("fit.linear-coarse-data", "11", r"sampled every 1 ms; .* needs samples at most 0.25 ms apart")
@@ -242,7 +242,9 @@ def _(ctx):
     import difflab
 
     protocol, data = _ou(every=40)
-    return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, strategy="linear", steps=1)
+    return difflab.calibrate(
+        hh(), protocol, data, params={"gNa": (50.0, 200.0)}, run=difflab.RunOptions(strategy="linear"), steps=1
+    )
 
 
 @case("fit.linear-estimate-outside-bounds", "6", r"estimate gNa = 1\d\d.* outside its bounds \(150, 200\)")
@@ -251,7 +253,7 @@ def _(ctx):
 
     protocol, data = _ou()
     return difflab.calibrate(hh().replace(gNa=160.0), protocol, data, params={"gNa": (150.0, 200.0)},
-                             strategy="linear", steps=1)  # fmt: skip
+                             run=difflab.RunOptions(strategy="linear"), steps=1)  # fmt: skip
 
 
 @case("fit.auto-keeps-a-better-start", "6", check=lambda g: (abs(g - 0.3) < 0.03, f"gL = {g:.4g} (truth 0.3)"))
@@ -259,5 +261,7 @@ def _(ctx):
     import difflab
 
     protocol, data = _ou()
-    fit = difflab.calibrate(hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, progress=False)
+    fit = difflab.calibrate(
+        hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, run=difflab.RunOptions(progress=False)
+    )
     return float(fit.best["gL"])
