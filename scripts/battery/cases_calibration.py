@@ -213,6 +213,18 @@ def _(ctx):
     return fit_relax(starts=2, key=3)
 
 
+@case("fit.run-options-as-dict", "19", r"run must be a difflab.RunOptions or None; got a dict", exc=(TypeError,))
+def _(ctx):
+    import difflab
+
+    return difflab.calibrate(relax(), None, relax_data(), params={"k": difflab.Positive()}, run={"progress": False})
+
+
+@case("fit.compare-bad-variables", "19", r"variables must be a non-empty list of variable names", exc=(TypeError,))
+def _(ctx):
+    return fit_relax(variables=[3])
+
+
 @case("fit.one-sample", "19", r"data must hold at least 2 time samples to be fitted; got 1")
 def _(ctx):
     return fit_relax(data=relax_data(n=1))
