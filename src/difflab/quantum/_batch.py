@@ -22,8 +22,6 @@ import jax.numpy as jnp
 
 from ..ensembles.internal import run_members
 
-__all__ = ["solve_members"]
-
 
 @eqx.filter_jit
 def _single(fn: Callable, inputs, index):

@@ -19,8 +19,6 @@ from jaxtyping import Array
 
 from ..core.internal import Trajectory
 
-__all__ = ["QuantumResult"]
-
 
 class QuantumResult(eqx.Module):
     """Expectation values (and optionally states) of a quantum solve, with a leading batch layout.

@@ -46,8 +46,6 @@ from ._operator_cache import cached_operator
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import QuantumModel, solve_model
 
-__all__ = ["mesolve", "sesolve"]
-
 
 class _Problem(eqx.Module):
     """Everything one member's solve needs; `*_batched` flags say which operators carry the batch axis."""

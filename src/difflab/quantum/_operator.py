@@ -21,8 +21,6 @@ from jaxtyping import Array, ArrayLike, Complex, Float, Shaped
 from . import _storage as _layout
 from ._storage import AbstractRealOp, RealDense, RealDia
 
-__all__ = ["Operator", "as_operator", "check_numeric", "checked_operator", "dense", "dia", "model_operator"]
-
 
 class Operator(eqx.Module):
     """Complex n×n operator $A = A_r + i A_i$ with each part in its own layout (see module docstring)."""

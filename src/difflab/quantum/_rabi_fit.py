@@ -20,8 +20,6 @@ from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
 from ._solve import check_tolerances
 
-__all__ = ["fit_rabi", "measure_rabi", "rabi_summary"]
-
 
 def _options(rtol: float, atol: float) -> SolveOptions:
     check_tolerances(rtol, atol)  # named as the keywords the user passed

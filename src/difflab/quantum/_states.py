@@ -18,8 +18,6 @@ from ..core.internal import is_concrete
 from ._operator import check_numeric
 from ._standard_operators import _check_dim, _constant, _dtype
 
-__all__ = ["MAX_LOST_WEIGHT", "basis", "coherent", "fock", "fock_dm", "ket2dm"]
-
 #: Largest weight a truncated coherent state may drop before renormalising (its infidelity with the true state).
 MAX_LOST_WEIGHT = 1e-6
 

@@ -25,8 +25,6 @@ from ._schrodinger import SchrodingerModel
 from ._solve import controller_for, solve_model
 from ._standard_operators import destroy, number
 
-__all__ = ["drag_pulses", "transmon"]
-
 
 def drag_pulses(amplitude: ArrayLike, beta: ArrayLike, duration: float, sigma: float) -> tuple[GaussianPulse, ...]:
     r"""Gaussian + DRAG quadratures on $[0, T]$: $\Omega_x = A\,g(t)$, $\Omega_y = \beta\,A\,\dot g(t)$.

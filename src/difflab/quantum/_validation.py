@@ -17,8 +17,6 @@ from ._solve import check_tolerances
 from ._standard_operators import destroy, eye, sigmam, sigmax, sigmay, sigmaz, tensor
 from ._states import basis, coherent
 
-__all__ = ["JAYNES_CUMMINGS", "RABI"]
-
 _OPTIONAL = {"simulation.rtol": float, "simulation.atol": float}
 _METRICS = ("expect_max_abs_error", "trace_error", "negativity")
 

@@ -21,8 +21,6 @@ from jaxtyping import Array, ArrayLike
 from ._apply import apply_matrix, as_wires, is_concrete
 from ._gates import PAULIS
 
-__all__ = ["AbstractQuantumChannel", "AmplitudeDamping", "Dephasing", "Depolarizing", "Kraus", "ReadoutError"]
-
 #: Tolerance of the completeness check max |Σ K†K − 1| on user Kraus sets.
 KRAUS_ATOL = 1e-8
 

@@ -23,8 +23,6 @@ from ._density import evolve_density
 from ._gates import AbstractGate
 from ._schedule import run
 
-__all__ = ["Circuit", "zero_state"]
-
 #: Tolerance on the norm / trace of a user initial state.
 STATE_ATOL = 1e-8
 

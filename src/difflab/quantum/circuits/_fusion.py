@@ -24,8 +24,6 @@ from jaxtyping import Array
 from ._gates import AbstractGate
 from ._schedule import Segment
 
-__all__ = ["MAX_FUSED_WIRES", "Fused", "fuse_groups", "fused_program"]
-
 #: Widest block that fusion builds (a 2-wire kernel is 4 × 4).
 MAX_FUSED_WIRES = 2
 

@@ -18,8 +18,6 @@ from jaxtyping import Array, ArrayLike
 
 from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, is_concrete
 
-__all__ = ["AbstractGate", "Controlled", "DoubleExcitation", "Gate", "PauliRotation", "PhaseShift", "Unitary"]
-
 _S2 = 1 / np.sqrt(2)
 PAULIS = {
     "I": np.eye(2, dtype=complex),

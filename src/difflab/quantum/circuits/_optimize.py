@@ -21,8 +21,6 @@ from jaxtyping import Array
 from ._adjoint import Gradient, energy
 from ._pauli import PauliSum
 
-__all__ = ["VariationalResult", "minimize", "vqe"]
-
 
 @dataclasses.dataclass(frozen=True)
 class VariationalResult:
