@@ -62,7 +62,7 @@ def test_nan_operators_and_unphysical_states_are_refused():
     with pytest.raises(ValueError, match=r"H must be finite; found 2 NaN/inf entries"):
         q.sesolve(np.array([[0.0, np.nan], [np.nan, 0.0]]), q.basis(2, 0), ts)
     with pytest.raises(ValueError, match=r"jump_ops\[0\] must be finite"):
-        q.mesolve(q.sigmaz(), q.basis(2, 0), ts, jump_ops=[np.sqrt(-0.1 + 0j).real * np.nan * q.sigmam()])
+        q.mesolve(q.sigmaz(), q.basis(2, 0), ts, jump_ops=[np.sqrt(-0.1 + 0j).real * complex(np.nan) * q.sigmam()])
     rho = np.array([[1.5, 0.0], [0.0, -0.5]])  # trace 1, Hermitian, but a negative probability
     with pytest.raises(ValueError, match=r"must be positive semidefinite .* lowest eigenvalue is -0.5"):
         q.mesolve(q.sigmaz(), rho, ts)

@@ -90,7 +90,7 @@ def _coherent(dim: int, alpha) -> tuple[Complex[Array, " dim"], Float[Array, ""]
     # alpha**n with 0**0 = 1; amplitudes in log-space-free form are fine for dim up to a few hundred.
     powers = jnp.cumprod(jnp.concatenate([jnp.ones(1, _dtype()), jnp.full(dim - 1, alpha)]))
     c = powers * as_complex(jnp.exp(-0.5 * log_fact - 0.5 * jnp.abs(alpha) ** 2), like=powers)
-    return c / jnp.linalg.norm(c), jnp.sum(jnp.abs(c) ** 2)
+    return c / as_complex(jnp.linalg.norm(c), like=c), jnp.sum(jnp.abs(c) ** 2)
 
 
 def _check_alpha(alpha) -> None:

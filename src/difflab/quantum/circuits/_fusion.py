@@ -56,7 +56,7 @@ def embed(matrix: Array, local: Sequence[int], k: int) -> Array:
     g = len(local)
     if list(local) == list(range(k)):
         return matrix
-    full = jnp.kron(matrix, np.eye(2 ** (k - g)))
+    full = jnp.kron(matrix, np.eye(2 ** (k - g), dtype=matrix.dtype))
     order = list(local) + [w for w in range(k) if w not in local]  # axis j of `full` is local wire order[j]
     perm = [order.index(w) for w in range(k)]
     return full.reshape((2,) * (2 * k)).transpose(perm + [k + p for p in perm]).reshape(2**k, 2**k)

@@ -239,7 +239,7 @@ class Unitary(AbstractGate):
             raise ValueError(f"matrix must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
                              f"got {np.shape(matrix)}")  # fmt: skip
         check_unitary(matrix, "matrix")
-        self.matrix_ = _traced_unitary(jnp.asarray(matrix, dtype=complex), "matrix")
+        self.matrix_ = _traced_unitary(as_complex(matrix), "matrix")
 
     def matrix(self) -> Array:
         return self.matrix_
@@ -260,7 +260,7 @@ def _traced_unitary(matrix: Array, name: str) -> Array:
     """A traced `matrix` flagged by `eqx.error_if` when it is not unitary within `UNITARY_ATOL` (NaN included)."""
     if is_concrete(matrix):
         return matrix
-    gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0])))
+    gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0], dtype=matrix.dtype)))
     message = f"{name} must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})"
     return eqx.error_if(matrix, ~(gap <= UNITARY_ATOL), message)
 

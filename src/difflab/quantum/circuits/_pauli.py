@@ -165,7 +165,7 @@ def apply_string(tensor: Array, string: str, offset: int = 0) -> Array:
         view = jnp.flip(view, axis=flips)
     for i, (_, c) in enumerate(letters):
         if c in _PHASES:
-            view = view * _axis_vector(_PHASES[c], view.ndim, 2 * i + 1)
+            view = view * _axis_vector(_PHASES[c], view.ndim, 2 * i + 1).astype(view.dtype)
     return view.reshape(tensor.shape)
 
 
