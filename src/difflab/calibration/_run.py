@@ -105,4 +105,4 @@ class RunOptions:
 
 def _whole(value) -> bool:
     """A whole number >= 1 (not a bool)."""
-    return not isinstance(value, bool) and isinstance(value, int | np.integer) and value >= 1
+    return bool(not isinstance(value, bool) and isinstance(value, int | np.integer) and value >= 1)

@@ -218,7 +218,7 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
                    adjoint=options.adjoint, max_steps=options.max_steps, throw=options.throw)  # fmt: skip
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
-        n_states, open_system, save_states, tuple(options.items()), time_units,
+        n_states, open_system, bool(save_states), tuple(options.items()), time_units,
     )  # fmt: skip
     traj = solve_members(_solve_member, problem, members, strategy)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())

@@ -130,8 +130,8 @@ class PauliRotation(AbstractGate):
         for c in self.pauli[1:]:
             p = np.kron(p, PAULIS[c])
         half = 0.5 * self.theta
-        c, s = as_complex(jnp.cos(half)), as_complex(jnp.sin(half))
-        return c * jnp.eye(p.shape[0], dtype=c.dtype) - 1j * s * jnp.asarray(p, dtype=c.dtype)
+        cos, sin = as_complex(jnp.cos(half)), as_complex(jnp.sin(half))
+        return cos * jnp.eye(p.shape[0], dtype=cos.dtype) - 1j * sin * jnp.asarray(p, dtype=cos.dtype)
 
 
 class PhaseShift(AbstractGate):
