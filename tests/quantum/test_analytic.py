@@ -58,7 +58,7 @@ def ramsey_sim(params):
     delta, t1, t2 = params
     gphi = 1 / t2 - 1 / (2 * t1)
     jumps = [jnp.sqrt(1 / t1) * SM, jnp.sqrt(gphi / 2) * SZ]
-    plus = (q.basis(2, 0) + q.basis(2, 1)) / np.sqrt(2)
+    plus = (q.basis(2, 0) + q.basis(2, 1)) / 2**0.5
     return _expect(q.LindbladModel(delta * (0.5 * SZ), (), jumps, rho0=plus))
 
 

@@ -41,8 +41,6 @@ from ._gates import AbstractGate
 from ._pauli import PauliSum, apply_sum, expectation, term_values
 from ._schedule import Segment, apply_segments, layer_stack, plan
 
-__all__ = ["energy"]
-
 #: Largest number of real scalar leaves of a gate whose cotangents are computed one reduction each (more: one
 #: contraction for the whole kernel cotangent).
 MAX_DIRECTIONS = 4
@@ -133,7 +131,7 @@ def _backward(residuals, g):
     n = circuit.n_wires
     ct_hamiltonian = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(hamiltonian), [g * values])
     ct = _materialised(lambda h, p: jnp.conj(apply_sum(h, p.reshape((2,) * n)).reshape(2**n)), hamiltonian, psi)
-    ct = 2 * g * ct
+    ct = 2 * g.astype(ct.dtype) * ct  # the real cotangent of the energy scales the complex state's
     ops, groups, segments = _program(circuit)
     cots: list = [None] * len(ops)
     for seg in reversed(segments):
