@@ -39,6 +39,7 @@ from ..data.internal import path as dataset_path
 from . import channels as library
 from ._asc import read_asc
 from ._cell import Cell, Region
+from ._channels import AbstractChannel
 from ._distributions import AbstractDistribution, Exponential
 from ._morphology import Morphology
 
@@ -127,13 +128,15 @@ def _region(region: str, spec: Mapping[str, Any]) -> Region:
     for mech, constants in spec.get("mechanism_defaults", {}).items():
         if mech in mechs and isinstance(constants, Mapping):
             for k, v in constants.items():
-                mechs[mech].setdefault(_FIELDS.get(k, k), float(v["value"]))
+                mechs[mech].setdefault(_FIELDS.get(str(k), str(k)), float(v["value"]))
     return _assemble(region, mechs, section, distributions)
 
 
 def _assemble(region, mechs, section, distributions) -> Region:
-    reversal = {"na": section.get("ena"), "k": section.get("ek")}
-    channels, pools = {}, {}
+    """The region's channel and pool objects (difflab's classes of the same names)."""
+    reversal: dict[str, float | None] = {"na": section.get("ena"), "k": section.get("ek")}
+    channels: dict[str, AbstractChannel] = {}
+    pools: dict[str, library.AbstractConcentration] = {}
     for mech, fields in mechs.items():
         if mech == "pas":
             channels["pas"] = library.pas(g=section.get("g_pas", 0.001) * 1000, E=section.get("e_pas", -70.0))
@@ -144,8 +147,11 @@ def _assemble(region, mechs, section, distributions) -> Region:
         if issubclass(cls, library.AbstractConcentration):
             pools[cls.ion] = cls(**fields)
             continue
-        E = reversal.get(getattr(cls, "ion", None) or "")
-        channels[mech] = cls(**fields, **({"E": E} if E is not None and "E" not in fields else {}))
+        if not issubclass(cls, AbstractChannel):
+            raise ValueError(f"mechanism {mech!r} of region {region!r} is neither a channel nor a pool")
+        E = reversal.get(cls.ion or "")
+        make: Any = cls  # each library class has its own keywords (gbar, E, zTau, ...)
+        channels[mech] = make(**fields, **({"E": E} if E is not None and "E" not in fields else {}))
     cm, Ra = section.get("cm", _DEFAULTS["cm"]), section.get("Ra", _DEFAULTS["Ra"])
     return Region(channels, cm=cm, Ra=Ra, distributions=distributions, concentrations=pools)
 
