@@ -111,7 +111,7 @@ def test_library_channels_in_a_multicompartment_cell():
     traj = difflab.simulate(cell, IClamp({"soma(0.5)": difflab.Step(0.5, 5.0, 25.0)}), jnp.arange(0.0, 30.0, 0.025))
     V = np.asarray(traj.ys["V"])
     assert V[:, 0].max() > 30.0 and np.all(np.isfinite(V))
-    with pytest.raises(ValueError, match="channel 'SK_E2' reads cai: multi-compartment cells carry no concentrations"):
+    with pytest.raises(ValueError, match="region 'soma': channel 'SK_E2' reads 'cai' but no concentration mechanism"):
         Cell(morph, {"soma": Region({"SK_E2": SK_E2()}), "dend": Region({"pas": pas()})})
 
 

@@ -32,6 +32,7 @@ from ._features import spike_times as spike_times
 from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
 from ._hodgkin_huxley import HodgkinHuxley as HodgkinHuxley
+from ._l5pc import l5pc as l5pc
 from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network

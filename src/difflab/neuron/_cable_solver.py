@@ -6,7 +6,9 @@ implicitly:
 
 1. **Predictor.** $\hat V = V_0 + \tfrac h2 (f_0 + c\,h)$ at the midpoint, with $f_0 = dV/dt(t_0)$ (axial
    currents included) and the curvature $c$ from the previous potential (0 on the first step and after a jump).
-2. **Gates (Rush–Larsen)** with rates frozen at $\hat V$, at the half step and at the end.
+2. **Gates (Rush–Larsen)** with rates frozen at $\hat V$, at the half step and at the end; concentrations
+   (`cai`) by the point cell's exponential midpoint update (`advance_concentrations`, corrected with the solved
+   potential by `correct_concentrations`), in the compartments whose region has the mechanism.
 3. **Voltage** with the channel conductances averaged by Simpson's rule and the stimulus at $t_0 + h/2$:
    Crank–Nicolson on the axial terms, the exponential update on the membrane term. With
    $\delta = V_1 - V_0$, every compartment $i$ solves
@@ -56,18 +58,28 @@ import jax
 import jax.numpy as jnp
 
 from ..solvers.internal import materialise, materialise_tangent
-from ._solver import AbstractVoltageStepSolver, _relaxation_factor, _safe_div, membrane_coefficient
+from ._solver import (
+    AbstractVoltageStepSolver,
+    _relaxation_factor,
+    _safe_div,
+    advance_concentrations,
+    correct_concentrations,
+    membrane_coefficient,
+    predict_concentrations,
+)
 
 _DENSITY = 1e5
 #: below float64, steps between evaluations of the axial term from the potentials
 _REFRESH_STEPS = 4
 
 
-def _conductances(channels, gates):
+def _conductances(model, channels, mechanisms, y):
+    """`(Σ G_c, Σ G_c E_c)` per compartment at the gates and concentrations `y` (mS/cm², µA/cm²)."""
     G = GE = 0.0
-    for _, ch, mask in channels:
-        g = mask * ch.conductance(gates)
-        G, GE = G + g, GE + g * ch.E
+    reversals = model.reversals(channels, mechanisms, y) if mechanisms else [ch.E for _, ch, _ in channels]
+    for (_, ch, mask), E in zip(channels, reversals, strict=True):
+        g = mask * ch.conductance(y)
+        G, GE = G + g, GE + g * E
     return G, GE
 
 
@@ -91,12 +103,12 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     s = jnp.asarray(_DENSITY / morph.area[:S], V0.dtype)
     g = model.axial_conductance()
     cm = model.per_section("cm")[..., morph.seg_section]
-    channels = model.segment_channels()
+    channels, mechanisms = model.segment_channels(), model.concentration_mechanisms()
     celsius = jnp.asarray(model.celsius)[..., None]
     I = model.stimulus_density(protocol, t0 + h / 2, V0)
     if axial0 is None:
         axial0 = axial_term(model, V0, g)
-    G0, GE0 = _conductances(channels, y0)
+    G0, GE0 = _conductances(model, channels, mechanisms, y0)
     f0 = (I + GE0 - G0 * V0 - axial0) / cm
     # 1. predictor
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
@@ -104,16 +116,19 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     # written once, as in the point cell's step: otherwise XLA recomputes V_mid, and under forward-mode
     # differentiation its tangents, in each kernel of the rates and gates (V_mid = V0 when h = 0)
     V_mid = materialise(V_mid, V0, h)
-    # 2. gates
+    # 2. gates (the concentrations that channels read predicted at the midpoint, as in the point cell's step)
+    c_pred = predict_concentrations(model, mechanisms, V0, y0, h) if mechanisms else {}
     y1, y_half = {}, {}
     for _, ch, _ in channels:
-        for name, (a, b) in ch.rates(V_mid, celsius).items():
+        for name, (a, b) in ch.rates(V_mid, celsius, **{k: c_pred[k] for k in ch.reads}).items():
             x_inf = a / (a + b)
             decay = _relaxation_factor((h / 2) * (a + b))
             y_half[name] = x_inf + (y0[name] - x_inf) * decay
             y1[name] = x_inf + (y0[name] - x_inf) * (decay * decay)
-    G1, GE1 = _conductances(channels, y1)
-    Gh, GEh = _conductances(channels, y_half)
+    if mechanisms:  # exponential midpoint update of the concentrations (shared with the point cell)
+        advance_concentrations(model, mechanisms, V_mid, y0, y_half, y1, c_pred, h)
+    G1, GE1 = _conductances(model, channels, mechanisms, y1)
+    Gh, GEh = _conductances(model, channels, mechanisms, y_half)
     G, GE = (G0 + 4 * Gh + G1) / 6, (GE0 + 4 * GEh + GE1) / 6
     # forward-mode sensitivities: XLA would recompute the tangents of G and GE in each of their consumers
     G, GE = materialise_tangent((G, GE), (G0, GE0), h)
@@ -125,6 +140,8 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     delta = hines_solve(morph, *_cable_matrix(morph, g, s / 2, membrane, rhs))[..., :S]
     V1 = V0 + delta
     y1["V"] = V1
+    if mechanisms:  # the influx of the solved potential, as in the point cell's step
+        correct_concentrations(model, mechanisms, V0, V1, y0, y_half, y1, h)
     # the axial term at the end from the solve's own rows: (s/2) A δ = rhs − membrane·δ, and A V1 = A V0 + A δ
     axial1 = axial0 + 2 * (rhs - membrane * delta)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}

@@ -23,13 +23,15 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractModel, AbstractProtocol, StateInfo
-from ..core.internal import as_float, iter_parameters, raise_if_unphysical
+from ..core.internal import as_float, is_concrete, iter_parameters, raise_if_unphysical
 from ._cable_solver import CableRushLarsenCN
+from ._cell_ions import channel_reversals, check_cell_concentrations, check_region_concentrations, mechanism_name
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._distributions import AbstractDistribution
 from ._gather_sum import GatherSum
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
+from .channels._ions import AbstractConcentration
 
 #: nA/µm² in µA/cm².
 _DENSITY = 1e5
@@ -48,12 +50,15 @@ class Region(eqx.Module):
         distributions: `{"<field>_<channel>": distribution}`: a channel parameter as a function of the path
             distance from the soma (see `difflab.neuron.Exponential` and the other distributions), evaluated at
             every compartment's centre of the region; it replaces the channel's own value of that field here.
+        concentrations: `{ion: mechanism}` writing intracellular concentrations in the region's compartments,
+            e.g. `{"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)}` (see `difflab.neuron.Cell`).
     """
 
     channels: dict[str, AbstractChannel]
     cm: Array
     Ra: Array
     distributions: dict[str, AbstractDistribution]
+    concentrations: dict[str, AbstractConcentration]
 
     def __init__(
         self,
@@ -61,6 +66,7 @@ class Region(eqx.Module):
         cm: ArrayLike = 1.0,
         Ra: ArrayLike = 35.4,
         distributions: dict[str, AbstractDistribution] | None = None,
+        concentrations: dict[str, AbstractConcentration] | None = None,
     ):
         if not isinstance(channels, dict):
             raise TypeError(f"channels must be a dict of AbstractChannel; got {type(channels).__name__}")
@@ -73,6 +79,7 @@ class Region(eqx.Module):
         if (np.asarray(self.cm) <= 0).any() or (np.asarray(self.Ra) <= 0).any():
             raise ValueError(f"cm (µF/cm²) and Ra (Ω·cm) must be > 0; got cm={self.cm}, Ra={self.Ra}")
         self.distributions = _check_distributions(distributions, self.channels)
+        self.concentrations = check_region_concentrations(concentrations)
 
     def distributed(self, key: str) -> tuple[str, str]:
         """`(channel, field)` of a distribution's key `"<field>_<channel>"`."""
@@ -109,13 +116,18 @@ class Cell(AbstractModel):
     A [`Morphology`][difflab.neuron.Morphology] with a [`Region`][difflab.neuron.Region] per region name, in
     NEURON's units (µm, µF/cm², Ω·cm, mS/cm², mV, ms, nA for point currents).
 
-    States: `V` (mV) and every gate, each of shape `(..., n_segments)` in the morphology's compartment order.
+    States: `V` (mV), every gate and every written concentration (`cai`, mM), each of shape
+    `(..., n_segments)` in the morphology's compartment order. A concentration follows its region's mechanism
+    where one writes it (the channels of its ion there take its Nernst potential) and stays at the mechanism's
+    `c_init` elsewhere (their own `E` there), as in NEURON; see `Region.concentrations`.
     The protocol given to [`difflab.simulate`][] is an [`IClamp`][difflab.neuron.IClamp] (currents in nA at
     named locations); a plain protocol is a current (nA) into the middle of the root section; `None` is none.
 
     Parameters by name: `"<region>.<field>_<channel>"` (`"dend.gbar_na"`, `"soma.E_k"`,
-    `"dend.g_leak"`), `"<region>.cm"`, `"<region>.Ra"`, `"celsius"`, `"v_init"`; each is an alias of
-    its dotted path (`"regions.dend.channels.na.gbar"`), so `difflab.calibrate` and `difflab.sweep` take them.
+    `"dend.g_leak"`), `"<region>.<field>_<mechanism class>"` (`"soma.gamma_CaDynamics_E2"`, BluePyOpt's name),
+    `"<region>.cm"`, `"<region>.Ra"`, `"celsius"`, `"v_init"`; each is an alias of its dotted path
+    (`"regions.dend.channels.na.gbar"`, `"regions.soma.concentrations.ca.gamma"`), so `difflab.calibrate` and
+    `difflab.sweep` take them.
 
     Channels of one name must be of one class in every region (their gates are shared states); a region
     without a channel has it switched off (zero conductance), and its gates still evolve (unread).
@@ -128,6 +140,7 @@ class Cell(AbstractModel):
     v_init: Array
     morphology: Morphology = eqx.field(static=True)
     channel_order: tuple[str, ...] = eqx.field(static=True)
+    concentration_order: tuple[str, ...] = eqx.field(static=True)
     per_branch: frozenset = eqx.field(static=True)
 
     time_units: ClassVar[str] = "ms"
@@ -151,7 +164,8 @@ class Cell(AbstractModel):
         self.regions = {r: regions[r] for r in morphology.regions}
         self.celsius = as_float(celsius, "celsius")
         self.v_init = as_float(v_init, "v_init")
-        self.channel_order = _check_channels(self.regions)
+        self.channel_order, gate_owner = _check_channels(self.regions)
+        self.concentration_order = check_cell_concentrations(self.regions, gate_owner)
         self.per_branch = frozenset(_per_branch_paths(morphology, self.regions))
         raise_if_unphysical(self.physical_checks())
 
@@ -173,6 +187,11 @@ class Cell(AbstractModel):
                 checks[f"{name} must be > 0 uF/cm^2"] = (~(value <= 0), value)
             elif field == "Ra":
                 checks[f"{name} must be > 0 ohm cm"] = (~(value <= 0), value)
+        for r, reg in self.regions.items():
+            for mechanism in reg.concentrations.values():  # "soma.gamma must ..." -> "soma.gamma_CaDynamics_E2 ..."
+                for key, check in mechanism.physical_checks(r).items():
+                    name, rest = key.split(" ", 1)
+                    checks[f"{name}_{mechanism_name(mechanism)} {rest}"] = check
         morph = self.morphology
         for r, reg in self.regions.items():
             d = morph.path_distances()[[morph.sections[k].region == r for k in morph.seg_section]]
@@ -217,6 +236,12 @@ class Cell(AbstractModel):
             for c, ch in region.channels.items():
                 for field in _leaf_fields(ch):
                     out[f"{r}.{field}_{c}"] = f"regions.{r}.channels.{c}.{field}"
+            for ion, mechanism in region.concentrations.items():
+                for field in _leaf_fields(mechanism):
+                    name = f"{r}.{field}_{mechanism_name(mechanism)}"
+                    if name in out:
+                        raise ValueError(f"parameter name {name!r} of the {ion!r} mechanism clashes with a channel's")
+                    out[name] = f"regions.{r}.concentrations.{ion}.{field}"
             for key, dist in region.distributions.items():  # "apic.gbar_Ih" is then the distribution's value
                 for field in _leaf_fields(dist):
                     name = f"{r}.{key}" if field == "value" else f"{r}.{key}.{field}"
@@ -231,7 +256,11 @@ class Cell(AbstractModel):
     @property
     def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         gates = tuple(StateInfo(g, "1", f"gating variable {g} per compartment") for g in self.gate_names)
-        return (StateInfo("V", "mV", "membrane potential per compartment"), *gates)
+        conc = tuple(
+            StateInfo(m.state, m.units, f"intracellular {ion} concentration per compartment")
+            for ion, m in ((ion, self._template(ion, "concentrations")) for ion in self.concentration_order)
+        )
+        return (StateInfo("V", "mV", "membrane potential per compartment"), *gates, *conc)
 
     def batch_shape(self) -> tuple[int, ...]:
         """Broadcast shape of the parameters without their per-branch axis (`()` for one cell)."""
@@ -242,15 +271,19 @@ class Cell(AbstractModel):
 
     # ---------------------------------------------------------------- state
     def initial_state(self) -> dict[str, Array]:
-        """`V = v_init` in every compartment, gates at their steady state there (NEURON's `finitialize`)."""
+        """`V = v_init` in every compartment, concentrations at `c_init`, gates at their steady state there.
+
+        NEURON's `finitialize` (with `cai0_ca_ion` = 5e-5 mM, CaDynamics_E2's `c_init`).
+        """
         shape = (*self.batch_shape(), self.morphology.n_segments)
         V = jnp.broadcast_to(jnp.asarray(self.v_init)[..., None], shape)
         y = {"V": V}
         celsius = jnp.asarray(self.celsius)[..., None]
+        conc = {m.state: jnp.broadcast_to(m.c_init, shape) for _, m, _ in self.concentration_mechanisms()}
         for _, ch, _ in self.segment_channels():
-            for g, x in ch.steady_state(V, celsius).items():
+            for g, x in ch.steady_state(V, celsius, **{k: conc[k] for k in ch.reads}).items():
                 y[g] = jnp.broadcast_to(x, shape)
-        return y
+        return {**y, **conc}
 
     def check_state(self, y) -> None:
         super().check_state(y)
@@ -259,6 +292,11 @@ class Cell(AbstractModel):
                 raise ValueError(
                     f"y0[{name!r}] must end with the {self.morphology.n_segments} compartments; got {jnp.shape(value)}"
                 )
+        for ion in self.concentration_order:
+            name = self._template(ion, "concentrations").state
+            value = np.asarray(y[name]) if is_concrete(y[name]) else None
+            if value is not None and np.any(~(value > 0)):
+                raise ValueError(f"y0[{name!r}] must be > 0 mM (a concentration); got {value.ravel().min()}")
 
     # ---------------------------------------------------------------- per-compartment parameters
     def per_section(self, field: str) -> Array:
@@ -267,26 +305,32 @@ class Cell(AbstractModel):
 
     def segment_channels(self) -> tuple[tuple[str, AbstractChannel, np.ndarray], ...]:
         """`(name, channel with per-compartment parameters, mask)` for every channel; mask is 1 where present."""
-        out = []
+        return tuple((c, *self._per_compartment("channels", c)) for c in self.channel_order)
+
+    def concentration_mechanisms(self) -> tuple[tuple[str, AbstractConcentration, np.ndarray], ...]:
+        """`(ion, mechanism with per-compartment parameters, mask)` for every written ion; mask 1 where it writes."""
+        return tuple((ion, *self._per_compartment("concentrations", ion)) for ion in self.concentration_order)
+
+    def _per_compartment(self, kind: str, name: str) -> tuple[Any, np.ndarray]:
+        """Channel or mechanism `name` of `kind` (`"channels"`, `"concentrations"`) per compartment, and its mask."""
         seg_section = self.morphology.seg_section
-        for c in self.channel_order:
-            template = self._template(c)
-            per_region = {r: reg.channels.get(c, template) for r, reg in self.regions.items()}
-            leaves = {r: jax.tree.leaves(ch) for r, ch in per_region.items()}
-            fields = _leaf_fields(template)
-            full = [
-                self._gather_sections({r: leaves[r][i] for r in self.regions}, f"channels.{c}.{f}", owner=c)[
-                    ..., seg_section
-                ]
-                for i, f in enumerate(fields)
+        template = self._template(name, kind)
+        per_region = {r: getattr(reg, kind).get(name, template) for r, reg in self.regions.items()}
+        leaves = {r: jax.tree.leaves(m) for r, m in per_region.items()}
+        fields = _leaf_fields(template)
+        full = [
+            self._gather_sections({r: leaves[r][i] for r in self.regions}, f"{kind}.{name}.{f}", owner=(kind, name))[
+                ..., seg_section
             ]
-            full = self._apply_distributions(c, fields, full)
-            channel = jax.tree.unflatten(jax.tree.structure(template), full)
-            # in the parameters' dtype: a float64 mask would promote a float32 cell to float64
-            present = np.array([c in self.regions[s.region].channels for s in self.morphology.sections],
-                               dtype=full[0].dtype if full else float)  # fmt: skip
-            out.append((c, channel, present[seg_section]))
-        return tuple(out)
+            for i, f in enumerate(fields)
+        ]
+        if kind == "channels":
+            full = self._apply_distributions(name, fields, full)
+        module = jax.tree.unflatten(jax.tree.structure(template), full)
+        # in the parameters' dtype: a float64 mask would promote a float32 cell to float64
+        present = np.array([name in getattr(self.regions[s.region], kind) for s in self.morphology.sections],
+                           dtype=full[0].dtype if full else float)  # fmt: skip
+        return module, present[seg_section]
 
     def _apply_distributions(self, c: str, fields: list[str], full: list[Array]) -> list[Array]:
         """`full` (per-compartment values of channel `c`'s fields) with the regions' distributions applied."""
@@ -301,7 +345,7 @@ class Cell(AbstractModel):
                     out[i] = jnp.where(regions == r, dist(d).astype(out[i].dtype), out[i])
         return out
 
-    def _gather_sections(self, values: dict[str, Array], field: str, owner: str | None = None) -> Array:
+    def _gather_sections(self, values: dict[str, Array], field: str, owner: tuple[str, str] | None = None) -> Array:
         """Region values (scalar or per-branch) as one array over all sections, shape `(..., n_sections)`."""
         batch = self.batch_shape()
         morph = self.morphology
@@ -311,7 +355,7 @@ class Cell(AbstractModel):
             ks = [k for k, s in enumerate(morph.sections) if s.region == r]
             value = jnp.asarray(values[r])
             path = f"{r}.{field}"
-            has_own = owner is None or owner in self.regions[r].channels
+            has_own = owner is None or owner[1] in getattr(self.regions[r], owner[0])
             if has_own and path in self.per_branch:
                 part = jnp.broadcast_to(value, (*batch, len(ks)))
             else:
@@ -322,8 +366,9 @@ class Cell(AbstractModel):
         order = np.array([position[k] for k in range(len(morph.sections))])
         return jnp.concatenate(parts, axis=-1)[..., order]
 
-    def _template(self, c: str) -> AbstractChannel:
-        return next(reg.channels[c] for reg in self.regions.values() if c in reg.channels)
+    def _template(self, name: str, kind: str = "channels") -> Any:
+        """The first region's channel (or mechanism) `name`: the structure every region's copy shares."""
+        return next(getattr(reg, kind)[name] for reg in self.regions.values() if name in getattr(reg, kind))
 
     def _region_leaves(self):
         for r, reg in self.regions.items():
@@ -332,6 +377,9 @@ class Cell(AbstractModel):
             for c, ch in reg.channels.items():
                 for f, leaf in zip(_leaf_fields(ch), jax.tree.leaves(ch), strict=True):
                     yield f"{r}.channels.{c}.{f}", leaf
+            for ion, m in reg.concentrations.items():
+                for f, leaf in zip(_leaf_fields(m), jax.tree.leaves(m), strict=True):
+                    yield f"{r}.concentrations.{ion}.{f}", leaf
             for key, dist in reg.distributions.items():
                 for f, leaf in zip(_leaf_fields(dist), jax.tree.leaves(dist), strict=True):
                     yield f"{r}.distributions.{key}.{f}", leaf
@@ -399,14 +447,34 @@ class Cell(AbstractModel):
         )
         cm = self.per_section("cm")[..., morph.seg_section]
         celsius = jnp.asarray(self.celsius)[..., None]
+        channels, mechanisms = self.segment_channels(), self.concentration_mechanisms()
+        conc = {m.state: y[m.state] for _, m, _ in mechanisms}
         ionic = jnp.zeros_like(V)
         dy = {}
-        for _, ch, mask in self.segment_channels():
-            ionic = ionic + mask * ch.current(V, y)
-            for name, (a, b) in ch.rates(V, celsius).items():
+        for (_, ch, mask), E in zip(channels, channel_reversals(channels, mechanisms, y, celsius), strict=True):
+            ionic = ionic + mask * ch.conductance(y) * (V - E)
+            for name, (a, b) in ch.rates(V, celsius, **{k: conc[k] for k in ch.reads}).items():
                 dy[name] = a * (1 - y[name]) - b * y[name]
         dy["V"] = (self.stimulus_density(args, t, V) + axial - ionic) / cm
+        currents = self.ion_currents(V, y)
+        for ion, m, mask in mechanisms:
+            dy[m.state] = jnp.where(mask > 0, m.derivative(y[m.state], currents[ion]), 0.0)
         return dy
+
+    def reversals(self, channels, mechanisms, y: dict[str, Array]) -> list:
+        """Every channel's reversal potential (mV) per compartment: Nernst where a mechanism writes its ion."""
+        return channel_reversals(channels, mechanisms, y, jnp.asarray(self.celsius)[..., None])
+
+    def ion_currents(self, V: Array, y: dict[str, Array]) -> dict[str, Array]:
+        """`{ion: summed outward current density (µA/cm²) per compartment}` for every written ion."""
+        channels, mechanisms = self.segment_channels(), self.concentration_mechanisms()
+        reversals = self.reversals(channels, mechanisms, y)
+        out = {}
+        for ion, _, _ in mechanisms:
+            terms = [mask * ch.conductance(y) * (V - E)
+                     for (_, ch, mask), E in zip(channels, reversals, strict=True) if ch.ion == ion]  # fmt: skip
+            out[ion] = sum(terms) if terms else jnp.zeros_like(V)
+        return out
 
     # ---------------------------------------------------------------- recordings
     def voltage_at(self, V: Array, where, protocol: Any = None, t: ArrayLike = 0.0) -> Array:
@@ -478,7 +546,8 @@ def _leaf_fields(channel: eqx.Module) -> list[str]:
     return [".".join(str(getattr(k, "name", getattr(k, "key", k))) for k in path) for path, _ in paths]
 
 
-def _check_channels(regions: dict[str, Region]) -> tuple[str, ...]:
+def _check_channels(regions: dict[str, Region]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The channel names in order and `{gate: channel}`; refuses a channel of two classes or a clash of gates."""
     order = list(dict.fromkeys(c for reg in regions.values() for c in reg.channels))
     owner: dict[str, str] = {}
     for c in order:
@@ -486,17 +555,12 @@ def _check_channels(regions: dict[str, Region]) -> tuple[str, ...]:
         if len(classes) > 1:
             raise ValueError(f"channel {c!r} must be of one class in every region; got {sorted(classes)}")
         ch = next(reg.channels[c] for reg in regions.values() if c in reg.channels)
-        if ch.reads:
-            raise ValueError(
-                f"channel {c!r} reads {', '.join(ch.reads)}: multi-compartment cells carry no concentrations yet; "
-                "use it in a HodgkinHuxley point cell with a concentration mechanism"
-            )
         for gate in ch.gates:
             if gate == "V" or gate in owner:
                 other = "the membrane potential" if gate == "V" else f"channel {owner[gate]!r}"
                 raise ValueError(f"gate name {gate!r} of channel {c!r} clashes with {other}")
             owner[gate] = c
-    return tuple(order)
+    return tuple(order), owner
 
 
 def _per_branch_paths(morph: Morphology, regions: dict[str, Region]) -> list[str]:
@@ -505,7 +569,8 @@ def _per_branch_paths(morph: Morphology, regions: dict[str, Region]) -> list[str
     for r, reg in regions.items():
         n = sum(1 for s in morph.sections if s.region == r)
         leaves = [("cm", reg.cm), ("Ra", reg.Ra)]
-        leaves += [(f"channels.{c}.{f}", leaf) for c, ch in reg.channels.items()
+        leaves += [(f"{kind}.{c}.{f}", leaf) for kind in ("channels", "concentrations")
+                   for c, ch in getattr(reg, kind).items()
                    for f, leaf in zip(_leaf_fields(ch), jax.tree.leaves(ch), strict=True)]  # fmt: skip
         for field, leaf in leaves:
             if leaf.ndim == 1 and leaf.shape[0] == n:

@@ -155,6 +155,10 @@ class HodgkinHuxley(AbstractModel):
         """Concentration states in order (`("cai",)` with a calcium mechanism; `()` for the squid axon)."""
         return tuple(c.state for c in self.concentrations.values())
 
+    def concentration_mechanisms(self) -> tuple[tuple[str, AbstractConcentration, None], ...]:
+        """`(ion, mechanism, None)` for every concentration mechanism (it writes the whole cell: no mask)."""
+        return tuple((ion, c, None) for ion, c in self.concentrations.items())
+
     def parameters(self) -> dict[str, Array]:
         """All floating array fields by dotted name, plus those aliases (`gNa`, ...) whose channel exists."""
         found = dict(iter_parameters(self))

@@ -1,0 +1,102 @@
+"""The L5 pyramidal cell builder (`difflab.neuron.l5pc`) from the shipped BluePyOpt parameters file.
+
+Reference: `datasets/neuron/l5pc.nc` (NEURON 9.0.2, the same cell built from the same file, CVODE at 1e-9).
+"""
+
+import copy
+import json
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import difflab
+from difflab.neuron import IClamp, l5pc, spike_times
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return json.loads(difflab.datasets.path("neuron/l5pc_parameters.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def cell():
+    return l5pc()
+
+
+def test_cell_has_bluepyopts_morphology_and_globals(cell):
+    """699 compartments: nseg 1 + 2 int(L/40) everywhere, the axon a 2 × 30 µm stub; 34 °C, v_init −65 mV."""
+    morph = cell.morphology
+    assert (len(morph.sections), morph.n_segments) == (199, 699)
+    assert [s.name for s in morph.sections if s.region == "axon"] == ["axon[0]", "axon[1]"]
+    assert float(cell.celsius) == 34.0 and float(cell.v_init) == -65.0
+
+
+def test_regions_follow_the_parameters_file(cell, spec):
+    """Every range value of the file (S/cm² × 1000), the pools, cm, Ra, e_pas and the reversal potentials."""
+    regions = {"somatic": "soma", "axonal": "axon", "apical": "apic", "basal": "dend"}
+    params = cell.parameters()
+    for lst, r in regions.items():
+        entry = spec["regions"][lst]
+        assert sorted(cell.regions[r].channels) + sorted(cell.regions[r].concentrations) == sorted(
+            [m for m in entry["mechanisms"] if m != "CaDynamics_E2"] + ["pas"]
+        ) + (["ca"] if "CaDynamics_E2" in entry["mechanisms"] else [])
+        for p in entry["range"].values():
+            mech = p["mechanism"]
+            name = f"{r}.gbar_{mech}" if p["parameter"] == f"g{mech}bar" else f"{r}.{p['parameter']}_{mech}"
+            scale = 1000 if name.startswith(f"{r}.gbar") else 1
+            assert float(params[name]) == pytest.approx(p["value"] * scale, rel=1e-14), name
+        assert float(params[f"{r}.g_pas"]) == pytest.approx(0.03, rel=1e-14) and float(params[f"{r}.E_pas"]) == -75.0
+        assert float(params[f"{r}.Ra"]) == 100.0
+    assert [float(params[f"{r}.cm"]) for r in ("soma", "axon", "apic", "dend")] == [1.0, 1.0, 2.0, 2.0]
+    assert float(params["soma.E_NaTs2_t"]) == 50.0 and float(params["axon.E_K_Pst"]) == -85.0
+    assert float(params["apic.E_Ih"]) == -45.0 and float(params["axon.decay_CaDynamics_E2"]) == 287.198731
+
+
+def test_apical_ih_rises_exponentially(cell):
+    """BluePyOpt's (-0.8696 + 2.087 exp(0.0031 d)) × 8e-5 S/cm² at every apical compartment's centre."""
+    morph = cell.morphology
+    ih = {name: ch for name, ch, _ in cell.segment_channels()}["Ih"]
+    apic = np.array([morph.sections[k].region == "apic" for k in morph.seg_section])
+    d = morph.path_distances()[apic]
+    want = (-0.8696 + 2.087 * np.exp(d * 0.0031)) * 0.08
+    np.testing.assert_allclose(np.asarray(ih.gbar)[apic], want, rtol=1e-12)
+    assert d.max() > 1000.0 and np.asarray(ih.gbar)[apic].max() > 1.0  # the distal tuft: ~15 × the soma's
+
+
+def test_unknown_distribution_is_refused(spec):
+    bad = copy.deepcopy(spec)
+    bad["regions"]["apical"]["range"]["gIhbar_Ih"]["distribution"] = "sigmoid"
+    with pytest.raises(ValueError, match=r"distribution 'sigmoid' of gIhbar_Ih.apical .* must be 'uniform' or"):
+        l5pc(bad)
+
+
+def test_backpropagating_action_potential_matches_neuron(cell):
+    """BluePyOpt's bAP protocol (1.9 nA for 5 ms at 295 ms) at a step of 0.0125 ms, up to 330 ms.
+
+    Against NEURON: the somatic spike (-20 mV crossing) within 0.01 ms (measured 0.0023), the bAP's amplitude
+    (peak over the rest before the pulse) at the apical sites 654 and 810 µm from the soma within 0.3 mV
+    (measured 0.085 and 0.079 of 53.3 and 30.6 mV), V there within 0.5 mV over [295, 330] ms (measured 0.31,
+    0.20). At 0.025 ms the spike is 0.004 ms early and the amplitudes 0.6 mV high; at 0.00625 ms 0.0008 ms and
+    0.015 mV.
+    """
+    ref = difflab.datasets.load("neuron/l5pc")
+    ts = ref.time_bap.values
+    keep = ts <= 330.0
+    ts, want = ts[keep], ref.V_bap.values[keep]
+    locations = [str(w) for w in ref.location.values]
+    observe, info = cell.recorder(locations)
+    clamp = IClamp({"soma[0](0.5)": difflab.Step(1.9, 295.0, 300.0)})
+    traj = difflab.simulate(cell, clamp, jnp.asarray(ts), dt0=0.0125, observe=observe, observe_info=info)
+    got = np.stack([np.asarray(traj.ys[w]) for w in locations], axis=1)
+
+    def spike(V):
+        return float(spike_times(jnp.asarray(ts), jnp.asarray(V), threshold=-20.0)[0])
+
+    assert abs(spike(got[:, 0]) - spike(want[:, 0])) < 0.01
+    assert abs(spike(want[:, 0]) - float(ref.spike_times.sel(protocol="bAP")[0])) < 0.003  # sampled vs NetCon
+    window, before = ts >= 295.0, np.flatnonzero(ts < 295.0)[-1]
+    for j in (1, 2):
+        amplitude = got[window, j].max() - want[before, j]
+        assert amplitude == pytest.approx(want[window, j].max() - want[before, j], abs=0.3), locations[j]
+        assert np.max(np.abs(got[window, j] - want[window, j])) < 0.5, locations[j]
