@@ -9,21 +9,17 @@ implicitly:
 2. **Gates (Rush–Larsen)** with rates frozen at $\hat V$, at the half step and at the end; concentrations
    (`cai`) by the point cell's exponential midpoint update (`advance_concentrations`, corrected with the solved
    potential by `correct_concentrations`), in the compartments whose region has the mechanism.
-3. **Voltage** with the channel conductances averaged by Simpson's rule and the stimulus at $t_0 + h/2$:
-   Crank–Nicolson on the axial terms, the exponential update on the membrane term. With
-   $\delta = V_1 - V_0$, every compartment $i$ solves
+3. **Voltage (Crank–Nicolson)** with the channel conductances averaged by Simpson's rule and the stimulus
+   at $t_0 + h/2$. With $\delta = V_1 - V_0$, every compartment $i$ solves
 
-   $$m_i\,\delta_i + \frac{s_i}{2}\sum_j g_{ij}(\delta_i - \delta_j)
-     = I_i + GE_i - G_i V_{0,i} + s_i \sum_j g_{ij}(V_{0,j} - V_{0,i}), \qquad s_i = 10^5 / A_i,$$
+   $$\Big(\frac{c_m}{h} + \frac{G_i}{2}\Big)\delta_i + \frac{s_i}{2}\sum_j g_{ij}(\delta_i - \delta_j)
+     = I_i + GE_i - G_i V_{0,i} + s_i \sum_j g_{ij}(V_{0,j} - V_{0,i}), \qquad s_i = 10^5 / A_i.$$
 
-   with $m_i = c_m / (h\,\varphi_1(z_i))$, $z_i = G_i h / c_m$, $\varphi_1(z) = (1 - e^{-z})/z$
-   ([`membrane_coefficient`][difflab.neuron._solver.membrane_coefficient]). Without axial currents this is the
-   exact solution for frozen conductances; for small $z$ it is Crank–Nicolson's $c_m/h + G_i/2$ up to a term
-   of $O(h^3)$ per step (second order kept), for large $z$ it tends to $G_i$, so a stiff membrane relaxes to
-   its equilibrium instead of ringing about it (Crank–Nicolson's factor $(1 - z/2)/(1 + z/2) \to -1$). At the
-   default step it also cut the error against NEURON: DA1 lPN (1289 sections) 0.0084 → 0.0055 ms over its
-   spikes, worst V RMS 0.29 → 0.14 mV; ball-and-stick 0.0016 → 0.0010 ms, 0.037 → 0.016 mV; the end-clamp
-   cell's spikes 0.0009 → 0.0013 ms (docs/hh_convergence.md). No measurable change of the step's cost.
+   The point cell's exponential membrane update (`membrane_coefficient`) is not used here: beside the
+   Crank–Nicolson axial terms it weights a stiff membrane more than its axial neighbours, and against NEURON it
+   lost accuracy on stiff cells (a soma with Hay's channels and calcium, 0.025 ms: spikes 0.008 → 0.052 ms,
+   and at 0.005 ms V 0.29 → 2.1 mV on an upstroke; the L5PC's Step1, five spikes at 0.025 ms: 1.5 → 3.6 ms),
+   while on the squid-axon cells it gained little (DA1 lPN 0.0084 → 0.0055 ms).
 
    and every zero-area node keeps its balance at the end of the step, $\sum_j g_{ij}(V_{1,j} - V_{1,i}) = 0$.
    The matrix has the tree's sparsity: the elimination runs from the deepest nodes to the root, one level
@@ -64,7 +60,7 @@ from ._solver import (
     _safe_div,
     advance_concentrations,
     correct_concentrations,
-    membrane_coefficient,
+    crank_nicolson_coefficient,
     predict_concentrations,
 )
 
@@ -133,9 +129,7 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     # forward-mode sensitivities: XLA would recompute the tangents of G and GE in each of their consumers
     G, GE = materialise_tangent((G, GE), (G0, GE0), h)
     # 3. voltage: δ = V1 − V0 on compartments, balance at the end of the step on zero-area nodes
-    # the membrane term as in the point cell's step: Crank–Nicolson's cm/h + G/2 for small G h/cm, tending to G
-    # (V relaxes to the channels' equilibrium instead of ringing about it) for large; the axial terms stay CN
-    membrane = membrane_coefficient(cm, G, h)
+    membrane = crank_nicolson_coefficient(cm, G, h)
     rhs = I + GE - G * V0 - axial0
     delta = hines_solve(morph, *_cable_matrix(morph, g, s / 2, membrane, rhs))[..., :S]
     V1 = V0 + delta
