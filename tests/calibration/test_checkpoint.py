@@ -6,8 +6,12 @@ from _systems import Decay, decay_data
 
 from difflab.calibration import Bounded, Positive, calibrate
 
-# A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
-pytestmark = pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning")
+pytestmark = [
+    # A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
+    pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning"),
+    # the fits of test_calibrate.py (same model, transforms, data shape): one worker compiles their steps once
+    pytest.mark.xdist_group("decay_fit"),
+]
 
 PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
 DATA = decay_data(noise=0.05, seed=5)
