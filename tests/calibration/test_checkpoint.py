@@ -5,6 +5,7 @@ import pytest
 from _systems import Decay, decay_data
 
 from difflab.calibration import Bounded, Positive, calibrate
+from difflab.calibration._calibrate import TRACES
 
 pytestmark = [
     # A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
@@ -27,7 +28,9 @@ def test_resume_continues_exactly(tmp_path, optimizer):
     path = tmp_path / "fit.nc"
     first = fit(5, optimizer, checkpoint=path, checkpoint_every=2)
     assert first.steps == 5 and path.exists()
+    traced = TRACES["step"]
     resumed = fit(12, optimizer, resume=path)
+    assert TRACES["step"] == traced  # the stored optimiser state fits the compiled step: no recompilation
     assert resumed.steps == straight.steps
     for name in PARAMS:
         assert resumed.best[name] == straight.best[name]  # bit for bit
