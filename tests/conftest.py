@@ -1,9 +1,15 @@
-"""Shared test configuration: float64, strict rank promotion, and one compilation cache for the session.
+"""Shared test configuration: float64, strict rank promotion, a compilation cache, and files kept whole per worker.
 
-Most of the suite's time is XLA compilation. JAX's persistent compilation cache keeps every compiled program on
-disk, so that a program compiled once is loaded, not compiled again, by the other pytest worker, by the command-line
-tests' subprocesses (they inherit the environment variables set here) and by the next run. The cache lives in
-``$DIFFLAB_TEST_CACHE`` (default: ``difflab-jax-cache`` in the temporary folder); delete it for a cold run.
+Most of the suite's time is XLA compilation. JAX's persistent compilation cache keeps compiled programs on disk, so
+that a program compiled once is loaded, not compiled again, by the other pytest worker, by the subprocesses (they
+inherit the environment variables set here) and by the next run. The cache lives in ``$DIFFLAB_TEST_CACHE``
+(default: ``difflab-jax-cache`` in the temporary folder); delete it for a cold run. JAX does not store a program that
+holds a host callback, and every diffrax solve with save times does (its checks of ``SaveAt(ts=...)`` are
+``equinox.error_if``): the solves, fits and gradients are compiled again in every process and every run. What saves
+their compilation is sharing within one process: tests that solve one problem keep its shapes and static
+settings, so that the second reuses the first one's compiled program, and each test file runs whole on one worker
+(``--dist loadgroup`` with every file its own group, below). Files that solve the same problem name one group with
+``pytestmark = pytest.mark.xdist_group("name")`` and then run on the same worker.
 """
 
 import os
@@ -17,6 +23,15 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.2")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
 import jax  # noqa: E402 - after the cache settings above
+import pytest  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """Every test without an ``xdist_group`` joins its file's group: a file runs whole on one worker."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

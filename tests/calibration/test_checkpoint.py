@@ -5,9 +5,14 @@ import pytest
 from _systems import Decay, decay_data
 
 from difflab.calibration import Bounded, Positive, RunOptions, calibrate
+from difflab.calibration._calibrate import TRACES
 
-# A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
-pytestmark = pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning")
+pytestmark = [
+    # A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
+    pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning"),
+    # the fits of test_calibrate.py (same model, transforms, data shape): one worker compiles their steps once
+    pytest.mark.xdist_group("decay_fit"),
+]
 
 PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
 DATA = decay_data(noise=0.05, seed=5)
@@ -25,7 +30,9 @@ def test_resume_continues_exactly(tmp_path, optimizer):
     path = tmp_path / "fit.nc"
     first = fit(5, optimizer, checkpoint=path, checkpoint_every=2)
     assert first.steps == 5 and path.exists()
+    traced = TRACES["step"]
     resumed = fit(12, optimizer, resume=path)
+    assert TRACES["step"] == traced  # the stored optimiser state fits the compiled step: no recompilation
     assert resumed.steps == straight.steps
     for name in PARAMS:
         assert resumed.best[name] == straight.best[name]  # bit for bit

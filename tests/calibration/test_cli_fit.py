@@ -8,6 +8,10 @@ from typer.testing import CliRunner
 
 from difflab.cli import app
 
+# The fit below solves stage 1 of test_hh_fit.py (same window, sampling, starts and transforms): on one worker
+# the second of the two reuses the first one's compiled optimiser step.
+pytestmark = pytest.mark.xdist_group("hh_step_fit")
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fit_hh.toml"
 
 
@@ -25,7 +29,10 @@ def short_config(tmp_path, **replace):
 
 @pytest.mark.slow
 def test_fit_writes_estimates_and_resumes(tmp_path):
-    config = short_config(tmp_path)
+    # the example's own window and sampling, all three conductances log-transformed, as in test_hh_fit.py
+    stage_one = {"time = [0.0, 15.0]": "time = [0.0, 45.0]", "stride = 10": "stride = 5"}
+    stage_one["gL = [0.05, 1.0]"] = 'gL = "log"'
+    config = short_config(tmp_path, **stage_one)
     runner = CliRunner()
     result = runner.invoke(app, ["fit", str(config)])
     assert result.exit_code == 0, result.output

@@ -18,6 +18,9 @@ import pytest
 import difflab
 from difflab.neuron import HodgkinHuxley
 
+# Stage 1 is also the fit of test_cli_fit.py: on one worker the second of the two reuses the first one's compiled step.
+pytestmark = pytest.mark.xdist_group("hh_step_fit")
+
 TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
 PARAMS = {name: difflab.Log() for name in TRUE}
 

@@ -80,13 +80,20 @@ def test_misaligned_stimuli_repeated_sweep_numbers_and_empty_selections_are_refu
             read_nwb(good, area_um2=AREA_UM2, sweeps=bad)
 
 
+# The library fit and `difflab fit` below solve one problem (same start, bounds and steps), so that the second
+# reuses the first one's compiled optimiser step instead of compiling its own.
+START = {"gNa": 70.0, "gK": 60.0}
+BOUNDS = {"gNa": (50.0, 200.0), "gK": (10.0, 80.0)}
+STEPS = 15
+
+
 @pytest.mark.slow
 def test_a_recording_from_nwb_is_fitted(tmp_path):
     path = write_nwb(tmp_path / "cell.nwb", {0: sweep(noise_seed=4)})
     rec = read_nwb(path, area_um2=AREA_UM2)
-    params = {"gNa": difflab.Bounded(50.0, 200.0), "gK": difflab.Bounded(10.0, 80.0)}
-    fit = difflab.calibrate(HodgkinHuxley.squid_axon().replace(gNa=70.0, gK=60.0), rec.protocols, rec.data,
-                            params=params, steps=15)  # fmt: skip
+    params = {name: difflab.Bounded(*bounds) for name, bounds in BOUNDS.items()}
+    fit = difflab.calibrate(HodgkinHuxley.squid_axon().replace(**START), rec.protocols, rec.data, params=params,
+                            steps=STEPS)  # fmt: skip
     assert fit.strategy == "linear"
     assert fit.best["gNa"] == pytest.approx(120.0, rel=0.01)
     assert fit.best["gK"] == pytest.approx(36.0, rel=0.01)
@@ -129,10 +136,12 @@ def test_difflab_fit_reads_an_nwb_file(tmp_path):
 
     write_nwb(tmp_path / "cell.nwb", {0: sweep(noise_seed=4)})
     config = tmp_path / "fit.toml"
+    start = "".join(f"{name} = {value}\n" for name, value in START.items())
+    bounds = "".join(f"{name} = [{lo}, {hi}]\n" for name, (lo, hi) in BOUNDS.items())
     config.write_text(
-        '[model]\npreset = "hodgkin_huxley/squid_axon"\n\n'
+        f'[model]\npreset = "hodgkin_huxley/squid_axon"\n\n[model.parameters]\n{start}\n'
         '[data]\nnwb = "cell.nwb"\narea_um2 = 100.0\nsweeps = [0]\n\n'
-        '[fit]\nsteps = 10\n\n[fit.params]\ngNa = [50.0, 200.0]\n\n[output]\npath = "fit.nc"\n'
+        f'[fit]\nsteps = {STEPS}\n\n[fit.params]\n{bounds}\n[output]\npath = "fit.nc"\n'
     )
     result = CliRunner().invoke(app, ["fit", str(config)])
     assert result.exit_code == 0, result.output
@@ -141,6 +150,7 @@ def test_difflab_fit_reads_an_nwb_file(tmp_path):
     with xr.open_dataset(tmp_path / "fit.nc") as ds:
         assert ds["gNa"].dims == ("sweep",)
         assert float(ds["gNa"].sel(sweep=0)) == pytest.approx(120.0, rel=0.01)
+        assert float(ds["gK"].sel(sweep=0)) == pytest.approx(36.0, rel=0.01)
     config.write_text(config.read_text().replace("area_um2 = 100.0\n", ""))
     missing = CliRunner().invoke(app, ["fit", str(config), "--overwrite"])
     assert missing.exit_code == 2 and "give area_um2" in missing.output

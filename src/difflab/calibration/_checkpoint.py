@@ -98,7 +98,12 @@ def _variable(name: str, arr: np.ndarray) -> xr.Variable:
 
 
 def _like(values: np.ndarray, like) -> jax.Array:
+    """The stored `values` as an array of `like`'s shape, dtype and weak type.
+
+    The weak type matters: the optimiser keeps some counters and step sizes as weakly typed arrays (Python
+    scalars in its code), and a strongly typed array in their place would compile the fit's step again.
+    """
     like = jnp.asarray(like)
     if values.shape != like.shape:
         raise ValueError(f"checkpoint array has shape {values.shape}; this fit expects {like.shape}")
-    return jnp.asarray(values.astype(like.dtype))
+    return like.at[...].set(jnp.asarray(values.astype(like.dtype)))  # `.at[].set` keeps `like`'s weak type
