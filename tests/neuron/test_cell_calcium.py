@@ -11,6 +11,7 @@ import pytest
 
 import difflab
 from difflab.neuron import Cell, Exponential, HodgkinHuxley, IClamp, Morphology, Region, Section, spike_times
+from difflab.neuron._solver import RushLarsenCN, crank_nicolson_coefficient, rush_larsen_cn_step
 from difflab.neuron.channels import (
     SK_E2,
     AbstractConcentration,
@@ -47,22 +48,32 @@ def _spikes(ts, V):
     return got[np.isfinite(got)]
 
 
+class _CrankNicolsonPointStep(RushLarsenCN):
+    """The point cell's step with the cable step's Crank–Nicolson membrane update (the cable keeps it)."""
+
+    def advance(self, model, protocol, t0, h, y0, V_prev, h_prev):
+        return rush_larsen_cn_step(model, protocol, t0, h, y0, V_prev, h_prev, coefficient=crank_nicolson_coefficient)
+
+
 @pytest.fixture(scope="module")
 def one_compartment():
-    """The point cell and the one-compartment Cell on `l5pc_channels.nc`'s current clamp at 1/160 ms."""
+    """The point cell (with the cable's voltage update) and the one-compartment Cell on `l5pc_channels.nc`'s
+    current clamp at 1/160 ms."""
     ref = difflab.datasets.load("neuron/l5pc_channels")
     ts = jnp.asarray(ref.cc_time.values)
     point = HodgkinHuxley(_soma_channels(), concentrations=SOMA_CA, celsius=34.0, v_init=-65.0)
     morph = Morphology([Section.cylinder("soma", AREA_DIAM, AREA_DIAM)])
     cell = Cell(morph, {"soma": Region(_soma_channels(), concentrations=SOMA_CA)}, celsius=34.0, v_init=-65.0)
-    dt = 0.00625
-    by_point = difflab.simulate(point, difflab.Step(10.0, 20.0, 220.0), ts, dt0=dt)  # 10 µA/cm² = 0.01 nA
+    dt = 0.00625  # 10 µA/cm² on the point cell's 100 µm² is the Cell's 0.01 nA
+    by_point = difflab.simulate(
+        point, difflab.Step(10.0, 20.0, 220.0), ts, dt0=dt, solver=_CrankNicolsonPointStep()
+    )  # 0.01 nA
     by_cell = difflab.simulate(cell, IClamp({"soma(0.5)": difflab.Step(0.01, 20.0, 220.0)}), ts, dt0=dt)
     return ref, ts, by_point, by_cell
 
 
 def test_one_compartment_cell_equals_the_point_cell(one_compartment):
-    """Same step (the point cell's update, written for the tree): equal to rounding over 9 spikes and 300 ms."""
+    """Same step (the point cell's, Crank–Nicolson, written for the tree): equal to rounding over 9 spikes."""
     _, _, by_point, by_cell = one_compartment
     # measured 1.3e-6 mV (rounding, amplified on the spikes' upstrokes) and 1.1e-10 relative
     np.testing.assert_allclose(np.asarray(by_cell.ys["V"])[:, 0], np.asarray(by_point.ys["V"]), rtol=0, atol=1e-5)
