@@ -46,6 +46,7 @@ from ._diagnostics import (
     finer,
     halvings_needed,
     member_statistics,
+    resolve_default_step,
     user_fixed_resolution,
 )
 from ._distributed import fit_on_cluster
@@ -210,6 +211,7 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
         return fit_on_cluster(_fit, run.client, run.starts_per_task, values, task, progress)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
+    problem = resolve_default_step(problem, theta, jax.tree.map(lambda x: x[0], members[0]))
     used = describe(strategy)
     requested = starts
     if used == "linear" and starts > 1:
@@ -232,7 +234,7 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
     last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
     _run(adapter, problem, members, state, history, last, checkpoint, run.checkpoint_every, meta, progress, callback)
     refined, evaluated = 0, None
-    if run.refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
+    if run.refine and problem.loss.least_squares and not user_fixed_resolution(problem):
         problem, refined, evaluated = _refine(adapter, problem, members, state, steps, fit, starts)
     result = assemble(
         problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used, evaluated

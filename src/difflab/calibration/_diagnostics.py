@@ -16,15 +16,18 @@ causes. Two other errors can exceed it and then bias the estimate by more than i
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import diffrax
 import equinox as eqx
 import jax
+import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
 from ..core.internal import SolveOptions, default_dt0
+from ._transforms import Bounded
 from ._uncertainty import fit_statistics, noise_sigma
 
 #: Refine when the optimum moves by more than this fraction of a standard error.
@@ -39,9 +42,45 @@ class CalibrationWarning(UserWarning):
     """The estimate's error is dominated by something other than the measurement noise."""
 
 
-def user_fixed_resolution(options) -> bool:
+def user_fixed_resolution(problem) -> bool:
     """True when the user chose the step, the tolerances or the step-size controller (difflab then keeps them)."""
-    return any(name in options for name in ("dt0", "stepsize_controller", "solver", "rtol", "atol"))
+    chosen = {"dt0", "stepsize_controller", "solver", "rtol", "atol"} - ({"dt0"} if problem.step_resolved else set())
+    return any(name in problem.sim_options for name in chosen)
+
+
+def _controller(problem, options):
+    """The step-size controller the fit's solves use (the user's, or the model's default with their tolerances)."""
+    tolerances = SolveOptions(**{name: options.pop(name) for name in ("rtol", "atol") if name in options})
+    return options.get("stepsize_controller") or tolerances.controller(problem.model.default_stepsize_controller())
+
+
+def resolve_default_step(problem, theta, protocol):
+    """`problem` with the model's default fixed step resolved once, as a number, for the whole fit.
+
+    A model's default step may follow fitted parameters (a neuron's follows its temperature and its largest
+    conductance, `HodgkinHuxley.default_dt0`). Left to follow them, the step would be a traced value inside the
+    fit: every solve would then run as a `while_loop` instead of a scan, and the refinement could not halve it.
+    So the step is resolved here from concrete models: every start (`theta`, unconstrained, a member axis
+    first) and the two corners of the bounds (every `Bounded` parameter at its `lo`, then at its `hi`; the
+    others at their starts), and the shortest is kept. The fit then never leaves the resolution the default rule
+    gives anywhere in its bounds. Unchanged when the user chose the step or the controller is not a fixed step.
+    """
+    options = dict(problem.sim_options)
+    controller = _controller(problem, dict(options))
+    if "dt0" in options or not isinstance(controller, diffrax.ConstantStepSize):
+        return problem
+    starts = problem.physical(theta)
+    candidates = [starts]
+    for end in ("lo", "hi"):
+        candidates.append({
+            name: jnp.broadcast_to(getattr(t, end), starts[name].shape) if isinstance(t, Bounded) else starts[name]
+            for name, t in problem.transforms.items()
+        })  # fmt: skip
+    steps = [default_dt0(problem.build(values), protocol, controller) for values in candidates]
+    if not all(isinstance(dt, int | float) for dt in steps):
+        return problem  # a rule that is not concrete even for concrete parameters: left to the solves
+    options["dt0"] = float(min(steps))
+    return dataclasses.replace(problem, sim_options=options, step_resolved=True)
 
 
 def finer(problem, protocol, halvings: int = 1):
@@ -51,8 +90,7 @@ def finer(problem, protocol, halvings: int = 1):
     """
     options = dict(problem.sim_options)
     model = problem.model
-    tolerances = SolveOptions(**{name: options.pop(name) for name in ("rtol", "atol") if name in options})
-    controller = options.get("stepsize_controller") or tolerances.controller(model.default_stepsize_controller())
+    controller = _controller(problem, options)
     if isinstance(controller, diffrax.ConstantStepSize):
         dt0 = options.get("dt0")
         dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0

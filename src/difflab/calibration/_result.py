@@ -130,7 +130,7 @@ def assemble(
     if problem.loss.least_squares:
         diag = diagnostics(stats, fit, _labels(problem, values), isinstance(problem.loss, MSE))
         diag = diag.rename(recording=lead[0]) if lead else diag.isel(recording=0, drop=True)
-        warn(diag, user_fixed_resolution(problem.sim_options))
+        warn(diag, user_fixed_resolution(problem))
     estimates = _estimates(problem, values, cov, lead, squeeze, coords)
     models = [problem.build({k: v[r] for k, v in values.items()}) for r in range(n_rec)]
     model = models[0] if not lead else jax.tree.map(lambda *xs: jnp.stack(xs), *models)
