@@ -60,7 +60,7 @@ def _fit(strategy, starts, seed=1, steps=20):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params=BOUNDS, starts=starts,
-                                strategy=strategy, steps=steps, progress=False)  # fmt: skip
+                                run=difflab.RunOptions(strategy=strategy, progress=False), steps=steps)  # fmt: skip
     return fit, time.perf_counter() - t0, [str(w.message) for w in caught]
 
 
@@ -122,7 +122,7 @@ def rabi():
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", difflab.CalibrationWarning)
-                fit = q.fit_rabi(data, start, readout, steps=40, strategy=strategy)
+                fit = q.fit_rabi(data, start, readout, steps=40, run=difflab.RunOptions(strategy=strategy))
             s = q.rabi_summary(fit)
             cells = [f"{float(s[k]):.4f} ± {float(s[k + '_stderr']):.4f}" for k in
                      ("omega_over_2pi", "delta_over_2pi", "T1", "T2")]  # fmt: skip

@@ -28,7 +28,9 @@ def noisy_trace():
 
 def timed(**kwargs):
     t0 = time.perf_counter()
-    result = difflab.calibrate(HodgkinHuxley.squid_axon(), PROTOCOL, params=PARAMS, progress=False, **kwargs)
+    result = difflab.calibrate(
+        HodgkinHuxley.squid_axon(), PROTOCOL, params=PARAMS, run=difflab.RunOptions(progress=False), **kwargs
+    )
     return result, time.perf_counter() - t0
 
 
@@ -59,7 +61,7 @@ def main():
     full = V.isel(time=slice(None, None, 4))
     t0 = time.perf_counter()
     stage2 = difflab.calibrate(lm.model, PROTOCOL, full, params=PARAMS, steps=6, options=difflab.SolveOptions(dt0=0.01),
-                               progress=False)  # fmt: skip
+                               run=difflab.RunOptions(progress=False))  # fmt: skip
     t_full = t_lm + time.perf_counter() - t0
     print("\n## Two-stage fit (stage 2: full 150 ms, every 0.1 ms, dt 0.01 ms)\n")
     print("| parameter | true | estimate | standard error | error |")

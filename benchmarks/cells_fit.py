@@ -67,9 +67,10 @@ def main() -> None:
     bounds = {name: (0.25 * v, 2.5 * v) for name, v in truth.items()}
     starts = {name: [0.6 * v, 1.5 * v] for name, v in truth.items()}
     t = time.perf_counter()
+    run = difflab.RunOptions(strategy="multistart", progress=False)
     fit = difflab.calibrate(cell.replace(**{k: 0.6 * v for k, v in truth.items()}), clamp, data, params=bounds,
-                            observe=observe, variables=[soma], starts=starts, steps=args.steps,
-                            strategy="multistart", progress=False)  # fmt: skip
+                            compare=difflab.Comparison(observe=observe, variables=[soma]), starts=starts,
+                            steps=args.steps, run=run)  # fmt: skip
     wall = time.perf_counter() - t
     spikes = int(np.sum((clean[1:] >= 0) & (clean[:-1] < 0)))
     print(f"{args.cell}: {cell.morphology.n_segments} compartments, {spikes} somatic spikes in {args.t_end:g} ms, "

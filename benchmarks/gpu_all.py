@@ -130,7 +130,7 @@ def quantum_rows(repeats: int, with_dynamiqs: bool, smoke: bool):
         jumps = [np.sqrt(kappas)[:, None, None] * a]
         for strategy in ("vmap", "map"):
             calls[f"difflab {name} jc100 {strategy}"] = lambda one=one, s=strategy, jumps=jumps: q.mesolve(
-                Hc, psi0, t_jc, jump_ops=jumps, strategy=s, **one).expects  # fmt: skip
+                Hc, psi0, t_jc, jump_ops=jumps, batching=q.Batching(strategy=s), **one).expects  # fmt: skip
     if with_dynamiqs:
         import dynamiqs as dq
 

@@ -57,7 +57,7 @@ def difflab_tasks():
         def run():
             ops = [np.sqrt(P.KAPPAS)[:, None, None] * a]
             result = q.mesolve(Hc, psi0, P.T_JC, jump_ops=ops, exp_ops=exp_ops, stepsize_controller=tol,
-                               strategy=strategy)  # fmt: skip
+                               batching=q.Batching(strategy=strategy))  # fmt: skip
             return np.asarray(result.expects)
 
         return run

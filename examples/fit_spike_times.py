@@ -42,7 +42,8 @@ def main():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", difflab.CalibrationWarning)
             fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params=PARAMS, loss=loss,
-                                    starts=STARTS, strategy=strategy, steps=30, progress=False)  # fmt: skip
+                                    starts=STARTS, steps=30,
+                                    run=difflab.RunOptions(strategy=strategy, progress=False))  # fmt: skip
         wall = time.perf_counter() - t0
         cells = [f"{fit.best[k]:.4g} ± {fit.stderr[k]:.2g} ({100 * (fit.best[k] / v - 1):+.2f} %)" for k, v in
                  TRUE.items()]  # fmt: skip

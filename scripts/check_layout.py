@@ -7,6 +7,10 @@
    dependencies that an extra installs (`distributed`, `pynwb`), imported where they are needed.
 3. **No import cycles** between modules, counting module-level imports (`from package import name` counts as an
    import of `package.name` when that is a module).
+4. **At most 12 parameters** in a public function or method (a name without a leading underscore, or `__init__` /
+   `__call__`, outside private classes and function bodies; `self`/`cls` not counted, `*args` and `**kwargs` one
+   each). Beyond that a call is hard to read and to keep compatible: related options go into one small options
+   object (`SolveOptions`, `RunOptions`, ...).
 
 Usage: `python scripts/check_layout.py [src/difflab]`.
 """
@@ -18,6 +22,8 @@ import sys
 from pathlib import Path
 
 OPTIONAL_DEPENDENCIES = ("distributed", "pynwb")
+MAX_PARAMETERS = 12
+PUBLIC_DUNDERS = ("__init__", "__call__")
 LAZY_FOLDERS = ("cli",)
 
 
@@ -82,7 +88,38 @@ def check(root: Path) -> list[str]:
             elif target in known and target != module:
                 graph[module].add(target)
     problems += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+    for path in files.values():
+        for line, name, count in public_signatures(ast.parse(path.read_text())):
+            if count > MAX_PARAMETERS:
+                where = path.relative_to(root.parent)
+                problems.append(f"{where}:{line}: {name} has {count} parameters (at most {MAX_PARAMETERS})")
     return problems
+
+
+def parameter_count(args: ast.arguments, is_method: bool) -> int:
+    """Parameters of a signature: `*args` and `**kwargs` one each, a method's `self`/`cls` not counted."""
+    positional = [*args.posonlyargs, *args.args]
+    count = len(positional) + len(args.kwonlyargs) + (args.vararg is not None) + (args.kwarg is not None)
+    return count - (is_method and bool(positional) and positional[0].arg in ("self", "cls"))
+
+
+def public_signatures(tree: ast.AST) -> list[tuple[int, str, int]]:
+    """(line, qualified name, parameter count) of every public function and method of a module."""
+    out = []
+
+    def visit(node: ast.AST, prefix: list[str], in_class: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
+                visit(child, [*prefix, child.name], True)
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                if not child.name.startswith("_") or child.name in PUBLIC_DUNDERS:
+                    count = parameter_count(child.args, in_class)
+                    out.append((child.lineno, ".".join([*prefix, child.name]), count))
+            elif not isinstance(child, ast.ClassDef):
+                visit(child, prefix, in_class)  # `if TYPE_CHECKING:` blocks and the like
+
+    visit(tree, [], False)
+    return out
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

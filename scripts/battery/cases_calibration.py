@@ -146,7 +146,7 @@ def _(ctx):
 
     data = {"time": np.asarray(ts_hh()), "V": np.zeros(len(ts_hh()))}
     return difflab.calibrate(hh(), step(), data, params={"C": difflab.Positive()}, starts={"C": [0.0]},
-                             steps=1, progress=False)  # fmt: skip
+                             steps=1, run=difflab.RunOptions(progress=False))  # fmt: skip
 
 
 @case("fit.data-all-nan", "6", r"\by\b.*(finite|NaN|no finite)")
@@ -213,6 +213,18 @@ def _(ctx):
     return fit_relax(starts=2, key=3)
 
 
+@case("fit.run-options-as-dict", "19", r"run must be a difflab.RunOptions or None; got a dict", exc=(TypeError,))
+def _(ctx):
+    import difflab
+
+    return difflab.calibrate(relax(), None, relax_data(), params={"k": difflab.Positive()}, run={"progress": False})
+
+
+@case("fit.compare-bad-variables", "19", r"variables must be a non-empty list of variable names", exc=(TypeError,))
+def _(ctx):
+    return fit_relax(variables=[3])
+
+
 @case("fit.one-sample", "19", r"data must hold at least 2 time samples to be fitted; got 1")
 def _(ctx):
     return fit_relax(data=relax_data(n=1))
@@ -234,7 +246,7 @@ def _(ctx):
 
     protocol, data = _ou()
     return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, loss="spike_times",
-                             strategy="linear", steps=1)  # fmt: skip
+                             run=difflab.RunOptions(strategy="linear"), steps=1)  # fmt: skip
 
 
 @case("fit.linear-coarse-data", "11", r"sampled every 1 ms; .* needs samples at most 0.25 ms apart")
@@ -242,7 +254,9 @@ def _(ctx):
     import difflab
 
     protocol, data = _ou(every=40)
-    return difflab.calibrate(hh(), protocol, data, params={"gNa": (50.0, 200.0)}, strategy="linear", steps=1)
+    return difflab.calibrate(
+        hh(), protocol, data, params={"gNa": (50.0, 200.0)}, run=difflab.RunOptions(strategy="linear"), steps=1
+    )
 
 
 @case("fit.linear-estimate-outside-bounds", "6", r"estimate gNa = 1\d\d.* outside its bounds \(150, 200\)")
@@ -251,7 +265,7 @@ def _(ctx):
 
     protocol, data = _ou()
     return difflab.calibrate(hh().replace(gNa=160.0), protocol, data, params={"gNa": (150.0, 200.0)},
-                             strategy="linear", steps=1)  # fmt: skip
+                             run=difflab.RunOptions(strategy="linear"), steps=1)  # fmt: skip
 
 
 @case("fit.auto-keeps-a-better-start", "6", check=lambda g: (abs(g - 0.3) < 0.03, f"gL = {g:.4g} (truth 0.3)"))
@@ -259,5 +273,7 @@ def _(ctx):
     import difflab
 
     protocol, data = _ou()
-    fit = difflab.calibrate(hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, progress=False)
+    fit = difflab.calibrate(
+        hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, run=difflab.RunOptions(progress=False)
+    )
     return float(fit.best["gL"])

@@ -244,7 +244,7 @@ def _(ctx):
 def _(ctx):
     q = _q()
     H2 = np.stack([q.sigmaz(), 2 * q.sigmaz()])
-    return q.sesolve(H2, q.basis(2, 0), np.linspace(0, 1, 5), batch_coords={"g": [1, 2, 3]})
+    return q.sesolve(H2, q.basis(2, 0), np.linspace(0, 1, 5), batching=q.Batching(coords={"g": [1, 2, 3]}))
 
 
 @case("q.sesolve-solver-string", "19", r"solver must be a diffrax AbstractSolver instance")
@@ -264,11 +264,11 @@ def _(ctx):
     return _q().optimize_drag(steps=0)
 
 
-@case("q.sesolve-batch-dim-time", "19", r"batch_dim must be a name other than")
+@case("q.sesolve-batch-dim-time", "19", r"batching dim must be a name other than")
 def _(ctx):
     q = _q()
     H2 = np.stack([q.sigmaz(), 2 * q.sigmaz()])
-    return q.sesolve(H2, q.basis(2, 0), np.linspace(0, 1, 5), batch_dim="time")
+    return q.sesolve(H2, q.basis(2, 0), np.linspace(0, 1, 5), batching=q.Batching(dim="time"))
 
 
 @case("q.drive-protocol-nan", "1", r"Drive.protocol must be finite")

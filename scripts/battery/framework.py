@@ -222,18 +222,23 @@ def relax_data(n=41, t1=8.0, k=0.5, y0=2.0, noise=0.02):
     return {"time": ts, "y": y}
 
 
+RUN_KEYS = ("strategy", "refine", "checkpoint", "checkpoint_every", "resume", "progress", "callback", "client")
+
+
 def fit_relax(**kw):
     import warnings
 
     import difflab
 
-    args = dict(
-        params={"k": difflab.Positive(), "y0": difflab.Bounded(0.1, 10.0)}, steps=3, progress=False, refine=False
-    )
+    args = dict(params={"k": difflab.Positive(), "y0": difflab.Bounded(0.1, 10.0)}, steps=3)
     args |= kw
     model = args.pop("model", relax(k=1.0, y0=1.0))
     protocol = args.pop("protocol", None)
     data = args.pop("data", relax_data())
+    # the fields of RunOptions and Comparison may be given as keywords here, as calibrate took them before 0.3
+    run = {"progress": False, "refine": False} | {k: args.pop(k) for k in RUN_KEYS if k in args}
+    compare = {k: args.pop(k) for k in ("variables", "observe", "ts") if k in args}
+    args.update(run=difflab.RunOptions(**run), compare=difflab.Comparison(**compare))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return difflab.calibrate(model, protocol, data, **args)

@@ -28,6 +28,7 @@ from .calibration import AbstractTransform as AbstractTransform
 from .calibration import Bounded as Bounded
 from .calibration import Calibration as Calibration
 from .calibration import CalibrationWarning as CalibrationWarning
+from .calibration import Comparison as Comparison
 from .calibration import EstimateUnavailable as EstimateUnavailable
 from .calibration import FiringRate as FiringRate
 from .calibration import GrowingWindows as GrowingWindows
@@ -35,6 +36,7 @@ from .calibration import Identity as Identity
 from .calibration import LinearlyEstimable as LinearlyEstimable
 from .calibration import Log as Log
 from .calibration import Positive as Positive
+from .calibration import RunOptions as RunOptions
 from .calibration import SpikeTimes as SpikeTimes
 from .calibration import calibrate as calibrate
 from .calibration import profile as profile

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from _systems import Decay, decay_data
 
-from difflab.calibration import Bounded, Positive, calibrate
+from difflab.calibration import Bounded, Positive, RunOptions, calibrate
 
 # A few Adam steps stop far from the optimum, which the fit rightly reports as a misfit warning.
 pytestmark = pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning")
@@ -13,8 +13,10 @@ PARAMS = {"k": Positive(), "y0": Bounded(0.1, 10.0)}
 DATA = decay_data(noise=0.05, seed=5)
 
 
-def fit(steps, optimizer="adam", **kwargs):
-    return calibrate(Decay(k=1.0, y0=1.0), None, DATA, params=PARAMS, optimizer=optimizer, steps=steps, **kwargs)
+def fit(steps, optimizer="adam", **run):
+    return calibrate(
+        Decay(k=1.0, y0=1.0), None, DATA, params=PARAMS, optimizer=optimizer, steps=steps, run=RunOptions(**run)
+    )
 
 
 @pytest.mark.parametrize("optimizer", ["adam", "lm"])
@@ -57,9 +59,17 @@ def test_checkpoint_of_another_fit_is_refused(tmp_path):
     path = tmp_path / "fit.nc"
     fit(3, checkpoint=path)
     with pytest.raises(ValueError, match="different fit: parameters"):
-        calibrate(Decay(), None, DATA, params={"k": Positive()}, optimizer="adam", steps=6, resume=path)
+        calibrate(
+            Decay(),
+            None,
+            DATA,
+            params={"k": Positive()},
+            optimizer="adam",
+            steps=6,
+            run=RunOptions(resume=path),
+        )
     with pytest.raises(ValueError, match="different fit: data_fingerprint"):
-        calibrate(Decay(), None, decay_data(), params=PARAMS, optimizer="adam", steps=6, resume=path)
+        calibrate(Decay(), None, decay_data(), params=PARAMS, optimizer="adam", steps=6, run=RunOptions(resume=path))
     with pytest.raises(ValueError, match="different fit: optimizer"):
         fit(6, "lm", resume=path)
 
@@ -70,7 +80,7 @@ def test_checkpoint_of_another_model_class_is_refused(tmp_path):
     path = tmp_path / "fit.nc"
     fit(3, checkpoint=path)
     with pytest.raises(ValueError, match="different fit: model_class"):
-        calibrate(OtherDecay(), None, DATA, params=PARAMS, optimizer="adam", steps=6, resume=path)
+        calibrate(OtherDecay(), None, DATA, params=PARAMS, optimizer="adam", steps=6, run=RunOptions(resume=path))
 
 
 def test_not_a_checkpoint_is_refused(tmp_path):
@@ -93,7 +103,7 @@ def test_resume_of_a_changed_problem_is_refused(tmp_path):
     def only_k(steps, model=None, bounds=(0.1, 10.0), protocol=None, options=None, resume=None, checkpoint=None):
         model = Decay(k=1.0, y0=2.0) if model is None else model
         return calibrate(model, protocol, DATA, params={"k": Bounded(*bounds)}, optimizer="adam", steps=steps,
-                         options=options, resume=resume, checkpoint=checkpoint)  # fmt: skip
+                         options=options, run=RunOptions(resume=resume, checkpoint=checkpoint))  # fmt: skip
 
     only_k(3, checkpoint=path)
     changed = {

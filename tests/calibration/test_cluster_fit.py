@@ -15,9 +15,9 @@ distributed = pytest.importorskip("distributed")
 PARAMS = {"k": (0.05, 5.0), "y0": (0.5, 5.0)}
 
 
-def fit(data, **kw):
+def fit(data, **run):
     return difflab.calibrate(Decay(1.5, 1.0), None, data, params=PARAMS, steps=30, starts=5,
-                             key=jax.random.key(3), **kw)  # fmt: skip
+                             key=jax.random.key(3), run=difflab.RunOptions(**run))  # fmt: skip
 
 
 def assert_same_fit(remote, local):

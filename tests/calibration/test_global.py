@@ -43,7 +43,7 @@ def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds():
     protocol, data = ou_recording()
     away = HodgkinHuxley.squid_axon().replace(gNa=70.0, gK=60.0, gL=0.9)  # every start loses to the estimate
     fit = difflab.calibrate(away, protocol, data, params=BOUNDS, starts=4, key=jax.random.key(3), steps=15,
-                            progress=False)  # fmt: skip
+                            run=difflab.RunOptions(progress=False))  # fmt: skip
     assert fit.strategy == "linear"
     assert fit.losses.shape == (4,)
     for name, value in TRUE.items():
@@ -61,7 +61,7 @@ def test_the_estimate_never_replaces_a_start_that_fits_better():
     """gL alone, its start at the truth: the start's loss is lower than the estimate's, so the start stays."""
     protocol, data = ou_recording(t_end=40.0)
     fit = difflab.calibrate(HodgkinHuxley.squid_axon(), protocol, data, params={"gL": BOUNDS["gL"]}, steps=10,
-                            progress=False)  # fmt: skip
+                            run=difflab.RunOptions(progress=False))  # fmt: skip
     assert fit.strategy == "multistart"
     assert abs(fit.best["gL"] - 0.3) < 0.03, fit.best
 
@@ -72,12 +72,18 @@ def test_estimate_outside_the_bounds_or_from_coarse_data_is_refused_or_flagged()
     tight = {"gNa": difflab.Bounded(150.0, 200.0)}  # the estimate (about 120) lies below
     with pytest.raises(ValueError, match=r"strategy='linear' cannot start .* estimate gNa = 1\d\d.* outside its bounds "
                        r"\(150, 200\)"):  # fmt: skip
-        difflab.calibrate(model.replace(gNa=160.0), protocol, data, params=tight, strategy="linear", steps=2)
+        difflab.calibrate(
+            model.replace(gNa=160.0), protocol, data, params=tight, run=difflab.RunOptions(strategy="linear"), steps=2
+        )
     coarse = {"time": data["time"][::40], "V": data["V"][::40]}  # every 1 ms
     with pytest.raises(ValueError, match=r"sampled every 1 ms; .* needs samples at most 0.25 ms apart"):
-        difflab.calibrate(model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, strategy="linear", steps=2)
+        difflab.calibrate(
+            model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, run=difflab.RunOptions(strategy="linear"), steps=2
+        )
     with pytest.warns(difflab.CalibrationWarning) as caught:  # the misfit of the unfitted start is warned about too
-        fit = difflab.calibrate(model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, steps=0, progress=False)
+        fit = difflab.calibrate(
+            model, protocol, coarse, params={"gNa": BOUNDS["gNa"]}, steps=0, run=difflab.RunOptions(progress=False)
+        )
     said = [str(w.message) for w in caught]
     assert any(s.startswith("strategy='auto' runs from the given start(s) without the linear estimate: the data are "
                             "sampled every 1 ms") for s in said), said  # fmt: skip
@@ -87,9 +93,11 @@ def test_estimate_outside_the_bounds_or_from_coarse_data_is_refused_or_flagged()
 def test_strategy_linear_without_an_estimate_and_unknown_strategies_are_refused():
     with pytest.raises(ValueError, match=r"strategy='linear' cannot start this fit: Decay gives no estimate"):
         difflab.calibrate(Decay(), None, decay_data(noise=0.01), params={"k": difflab.Positive()},
-                          strategy="linear", steps=2)  # fmt: skip
+                          run=difflab.RunOptions(strategy="linear"), steps=2)  # fmt: skip
     with pytest.raises(ValueError, match=r"strategy must be one of \('auto', 'multistart', 'linear'\)"):
-        difflab.calibrate(Decay(), None, decay_data(), params={"k": difflab.Positive()}, strategy="global")
+        difflab.calibrate(
+            Decay(), None, decay_data(), params={"k": difflab.Positive()}, run=difflab.RunOptions(strategy="global")
+        )
     with pytest.raises(ValueError, match=r"GrowingWindows first must be in \(0, 1\]"):
         difflab.GrowingWindows(first=0.0)
     with pytest.raises(ValueError, match="GrowingWindows factor must be > 1"):
@@ -101,8 +109,12 @@ def test_growing_windows_cover_the_data_and_end_at_the_optimum():
     assert ends == [4.0, 6.0, 10.0]
     data = decay_data(noise=0.02, seed=2)
     params = {"k": difflab.Positive(), "y0": difflab.Bounded(0.1, 10.0)}
-    windows = difflab.calibrate(Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, strategy="windows")
-    plain = difflab.calibrate(Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, strategy="multistart")
+    windows = difflab.calibrate(
+        Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, run=difflab.RunOptions(strategy="windows")
+    )
+    plain = difflab.calibrate(
+        Decay(k=2.0, y0=1.0), None, data, params=params, steps=30, run=difflab.RunOptions(strategy="multistart")
+    )
     assert windows.strategy.startswith("GrowingWindows")
     for name in params:
         assert windows.best[name] == pytest.approx(plain.best[name], rel=1e-6)
@@ -114,8 +126,7 @@ def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpo
     fit = difflab.calibrate(Decay(k=2.0, y0=2.0), None, data, params={"k": difflab.Positive()}, steps=20)
     assert fit.strategy == "multistart"
     with pytest.raises(ValueError, match="checkpoint/resume is not available with GrowingWindows"):
-        difflab.calibrate(Decay(), None, data, params={"k": difflab.Positive()}, strategy="windows",
-                          checkpoint=tmp_path / "fit.nc")  # fmt: skip
+        difflab.RunOptions(strategy="windows", checkpoint=tmp_path / "fit.nc")
 
 
 @pytest.mark.slow
@@ -131,7 +142,7 @@ def test_a_wrong_fixed_parameter_is_reported_as_misfit():
 @pytest.mark.slow
 def test_standard_errors_are_unknown_not_zero_when_underdetermined():
     data = {"time": np.array([0.0, 1.0]), "y": np.array([2.0, 1.2])}
-    fit = difflab.calibrate(Decay(k=0.4, y0=1.5), None, data, steps=10, strategy="multistart",
+    fit = difflab.calibrate(Decay(k=0.4, y0=1.5), None, data, steps=10, run=difflab.RunOptions(strategy="multistart"),
                             params={"k": difflab.Positive(), "y0": difflab.Positive(), })  # fmt: skip
     assert np.isnan(fit.stderr["k"]) and np.isnan(fit.stderr["y0"])
 

@@ -118,6 +118,6 @@ def test_calibrate_takes_options_and_deprecates_the_dict():
     params = {"k": difflab.Positive()}
     fit = difflab.calibrate(Decay(k=0.3), None, data, params=params, steps=10, options=SolveOptions(max_steps=4096))
     assert fit.best["k"] == pytest.approx(0.5, rel=1e-2)
-    with pytest.warns(DeprecationWarning, match=r"simulate_options=\{...\}\) is deprecated and goes at 0\.3"):
+    with pytest.warns(DeprecationWarning, match=r"simulate_options=...\) is deprecated and goes at 0\.3: pass opt"):
         old = difflab.calibrate(Decay(k=0.3), None, data, params=params, steps=10, simulate_options={"max_steps": 4096})
     assert old.best["k"] == pytest.approx(fit.best["k"], rel=1e-12)

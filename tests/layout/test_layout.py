@@ -1,4 +1,4 @@
-"""The package's layout rules (`scripts/check_layout.py`): named internal faces, imports at the top, no cycles."""
+"""The layout rules (`scripts/check_layout.py`): internal faces, imports at the top, no cycles, short signatures."""
 
 import subprocess
 import sys
@@ -34,6 +34,13 @@ def broken_package(tmp_path):
         "def build():\n    import numpy\n    return numpy\n"
     )
     (pkg / "neuron" / "_channels.py").write_text("from ._cell import build\n\nleak = 1\n")
+    thirteen = ", ".join(f"p{i}" for i in range(11))
+    (pkg / "neuron" / "_fit.py").write_text(
+        f"def fit({thirteen}, *args, **kwargs):\n    pass\n\n\n"  # 13 with *args and **kwargs
+        f"def _helper({thirteen}, a, b, c):\n    pass\n\n\n"  # private: not counted
+        f"class Model:\n    def __init__(self, {thirteen}, a):\n        pass\n\n"  # 12 without self
+        f"    def run(self, {thirteen}, a, b):\n        pass\n"  # 13 without self
+    )
     return pkg
 
 
@@ -43,4 +50,6 @@ def test_checker_names_each_breach(broken_package):
     assert "neuron/_cell.py:1: imports difflab.core._checks, a private module of another folder" in done.stdout
     assert "neuron/_cell.py:6: imports numpy inside a function" in done.stdout
     assert "import cycle: difflab.neuron._cell -> difflab.neuron._channels -> difflab.neuron._cell" in done.stdout
-    assert "layout: 3 problem(s)" in done.stdout
+    assert "neuron/_fit.py:1: fit has 13 parameters (at most 12)" in done.stdout
+    assert "neuron/_fit.py:13: Model.run has 13 parameters (at most 12)" in done.stdout
+    assert "layout: 5 problem(s)" in done.stdout

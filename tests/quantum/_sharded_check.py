@@ -15,8 +15,8 @@ TS = np.linspace(0.0, 5.0, 11)
 KAPPAS = np.array([0.05, 0.2, 0.5])  # 3 rates x 2 states = 6 members: not a multiple of 4, so blocks are padded
 STATES = [q.tensor(q.basis(2, 0), q.fock(N, 0)), q.tensor(q.basis(2, 1), q.fock(N, 1))]
 EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
-JUMPS = [np.sqrt(KAPPAS)[:, None, None] * A[None]]
-OPTIONS = dict(jump_ops=JUMPS, exp_ops=EXP, batch_dim="kappa", batch_coords={"kappa": KAPPAS}, strategy="map")
+JUMPS = [np.sqrt(KAPPAS + 0j)[:, None, None] * A[None]]
+OPTIONS = dict(jump_ops=JUMPS, exp_ops=EXP, batching=q.Batching(dim="kappa", coords={"kappa": KAPPAS}, strategy="map"))
 split = q.mesolve(H, STATES, TS, **OPTIONS).to_xarray()
 original = _batch.solve_members
 import difflab.quantum._mesolve as mesolve_module  # noqa: E402
@@ -25,6 +25,6 @@ mesolve_module.solve_members = lambda *args, **kw: original(*args, **kw, devices
 single = q.mesolve(H, STATES, TS, **OPTIONS).to_xarray()
 np.testing.assert_allclose(split.expect.values, single.expect.values, rtol=0, atol=1e-13)
 for k, kappa in enumerate(KAPPAS):  # and each member is the member it says it is
-    one = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(kappa) * A], exp_ops=EXP).to_xarray()
+    one = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(kappa + 0j) * A], exp_ops=EXP).to_xarray()
     np.testing.assert_allclose(split.expect.isel(kappa=k, initial_state=1).values, one.expect.values, atol=1e-12)
 print("SHARDED-OK")

@@ -23,11 +23,13 @@ KAPPAS = np.array([0.05, 0.2, 0.5])
 STATES = [q.tensor(q.basis(2, 0), q.fock(N, 0)), q.tensor(q.basis(2, 1), q.fock(N, 1))]
 EXP = {"n": A.conj().T @ A, "pe": SM.conj().T @ SM}
 
+JUMPS = [np.sqrt(KAPPAS + 0j)[:, None, None] * A[None]]  # complex factors: strict promotion takes no mix
+
 
 def _batched(strategy="map"):
     return q.mesolve(
-        H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch_dim="kappa",
-        batch_coords={"kappa": KAPPAS}, strategy=strategy,
+        H, STATES, TS, jump_ops=JUMPS, exp_ops=EXP,
+        batching=q.Batching(dim="kappa", coords={"kappa": KAPPAS}, strategy=strategy),
     )  # fmt: skip
 
 
@@ -37,7 +39,7 @@ def test_batched_solve_matches_single_solves():
     ds = result.to_xarray()
     assert ds.expect.dims == ("kappa", "initial_state", "time", "observable")
     np.testing.assert_array_equal(ds.kappa.values, KAPPAS)
-    single = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(KAPPAS[2]) * A], exp_ops=EXP).to_xarray()
+    single = q.mesolve(H, STATES[1], TS, jump_ops=[np.sqrt(KAPPAS[2] + 0j) * A], exp_ops=EXP).to_xarray()
     assert single.expect.dims == ("time", "observable")
     np.testing.assert_allclose(ds.expect.isel(kappa=2, initial_state=1), single.expect, atol=1e-12)
     np.testing.assert_allclose(result.expects[2, 1].real, single.expect.values, atol=1e-12)
@@ -73,7 +75,7 @@ def test_result_is_a_pytree_that_jit_and_grad_pass_through():
 
     @jax.jit
     def run():
-        return q.mesolve(q.sigmaz(), q.basis(2, 0), TS, jump_ops=[np.sqrt(0.3) * q.sigmam()], exp_ops=[q.sigmaz()],
+        return q.mesolve(q.sigmaz(), q.basis(2, 0), TS, jump_ops=[np.sqrt(0.3 + 0j) * q.sigmam()], exp_ops=[q.sigmaz()],
                          stepsize_controller=tight)  # fmt: skip
 
     result = run()
@@ -88,10 +90,28 @@ def test_result_is_a_pytree_that_jit_and_grad_pass_through():
     np.testing.assert_allclose(jax.grad(z_end)(0.3), -2 * TS[-1] * np.exp(-0.3 * TS[-1]), rtol=1e-6)
 
 
+def test_old_batch_keywords_warn_and_give_the_same_result():
+    jumps = JUMPS
+    with pytest.warns(DeprecationWarning) as caught:
+        old = q.mesolve(H, STATES, TS, jump_ops=jumps, exp_ops=EXP, batch_dim="kappa", batch_coords={"kappa": KAPPAS},
+                        strategy="map")  # fmt: skip
+    assert sorted(str(w.message) for w in caught) == [
+        f"mesolve({name}=...) is deprecated and goes at 0.3: pass batching=difflab.quantum.Batching({field}=...)"
+        for name, field in (("batch_coords", "coords"), ("batch_dim", "dim"), ("strategy", "strategy"))
+    ]
+    new = _batched()
+    np.testing.assert_array_equal(old.expects, new.expects)
+    assert (
+        old.to_xarray().expect.dims == new.to_xarray().expect.dims == ("kappa", "initial_state", "time", "observable")
+    )
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="batch_dim given both as keywords and"):
+        q.sesolve(q.sigmaz(), q.basis(2, 0), TS, batch_dim="g", batching=q.Batching())
+
+
 def test_deprecated_spellings_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="pass strategy='vmap'"):
-        old = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, batch="vmap")
-    tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP, rtol=1e-9)
+    with pytest.warns(DeprecationWarning, match=r"mesolve\(batch=...\) is deprecated and goes at 0.3: pass batching="):
+        old = q.mesolve(H, STATES, TS, jump_ops=JUMPS, exp_ops=EXP, batch="vmap")
+    tol = q.mesolve(H, STATES, TS, jump_ops=JUMPS, exp_ops=EXP, rtol=1e-9)
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\).expect"):
         values = old.expect.values
     with pytest.warns(DeprecationWarning, match=r"call result.to_xarray\(\)\['expect'\]"):
@@ -100,7 +120,7 @@ def test_deprecated_spellings_still_work_with_a_warning():
     np.testing.assert_allclose(values, _batched().expects.real, atol=1e-6)
     np.testing.assert_allclose(tol.expects, _batched().expects, atol=1e-5)  # rtol 1e-9 against the default 1e-6
     # rtol is a field of SolveOptions (no warning): the default controller tightened, its maximum step kept
-    same_tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS)[:, None, None] * A[None]], exp_ops=EXP,
+    same_tol = q.mesolve(H, STATES, TS, jump_ops=[np.sqrt(KAPPAS + 0j)[:, None, None] * A[None]], exp_ops=EXP,
                          options=difflab.SolveOptions(rtol=1e-9))  # fmt: skip
     np.testing.assert_array_equal(same_tol.expects, tol.expects)
     with pytest.warns(DeprecationWarning, match=r"dtmax is deprecated"):

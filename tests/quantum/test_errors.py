@@ -47,9 +47,9 @@ def test_bad_time_grid_and_batch_mode():
     with pytest.raises(ValueError, match="ts must be strictly increasing"):
         q.mesolve(q.sigmaz(), q.basis(2, 0), np.array([0.0, 1.0, 0.5]))
     with pytest.raises(ValueError, match=r"strategy must be one of \('vmap', 'map', 'chunked'\); got 'pool'"):
-        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, strategy="pool")
-    with pytest.warns(DeprecationWarning, match="pass strategy='pool'"):
-        with pytest.raises(ValueError, match=r"batch must be one of \('vmap', 'map', 'chunked'\); got 'pool'"):
+        q.mesolve(q.sigmaz(), q.basis(2, 0), TS, batching=q.Batching(strategy="pool"))
+    with pytest.warns(DeprecationWarning, match=r"pass batching=difflab.quantum.Batching\(strategy=...\)"):
+        with pytest.raises(ValueError, match=r"strategy must be one of \('vmap', 'map', 'chunked'\); got 'pool'"):
             q.mesolve(q.sigmaz(), q.basis(2, 0), TS, batch="pool")
 
 
@@ -62,7 +62,7 @@ def test_nan_operators_and_unphysical_states_are_refused():
     with pytest.raises(ValueError, match=r"H must be finite; found 2 NaN/inf entries"):
         q.sesolve(np.array([[0.0, np.nan], [np.nan, 0.0]]), q.basis(2, 0), ts)
     with pytest.raises(ValueError, match=r"jump_ops\[0\] must be finite"):
-        q.mesolve(q.sigmaz(), q.basis(2, 0), ts, jump_ops=[np.sqrt(-0.1 + 0j).real * np.nan * q.sigmam()])
+        q.mesolve(q.sigmaz(), q.basis(2, 0), ts, jump_ops=[np.sqrt(-0.1 + 0j).real * complex(np.nan) * q.sigmam()])
     rho = np.array([[1.5, 0.0], [0.0, -0.5]])  # trace 1, Hermitian, but a negative probability
     with pytest.raises(ValueError, match=r"must be positive semidefinite .* lowest eigenvalue is -0.5"):
         q.mesolve(q.sigmaz(), rho, ts)
@@ -246,15 +246,19 @@ def test_solver_options_and_batch_coords_are_refused_by_name():
 
     H2 = np.stack([q.sigmaz(), 2 * q.sigmaz()])
     with pytest.raises(ValueError, match=r"batch_coords\['g'\] must be 1-D with 2 values .* got shape \(3,\)"):
-        q.sesolve(H2, q.basis(2, 0), TS, batch_coords={"g": [1, 2, 3]})  # was xarray's "conflicting sizes"
+        q.sesolve(
+            H2, q.basis(2, 0), TS, batching=q.Batching(coords={"g": [1, 2, 3]})
+        )  # was xarray's "conflicting sizes"
     with pytest.raises(TypeError, match=r"solver must be a diffrax AbstractSolver instance.*got 'tsit5'"):
         q.sesolve(q.sigmaz(), q.basis(2, 0), TS, solver="tsit5")  # was an AttributeError inside diffrax
     with pytest.raises(TypeError, match=r"adjoint must be a diffrax AbstractAdjoint instance"):
         q.mesolve(q.sigmaz(), q.basis(2, 0), TS, adjoint=diffrax.Tsit5())
     with pytest.raises(ValueError, match=r"max_steps must be a positive integer or None; got -1"):
         q.sesolve(q.sigmaz(), q.basis(2, 0), TS, max_steps=-1)  # was "math domain error"
-    with pytest.raises(ValueError, match=r"batch_dim must be a name other than .*got 'time'"):
-        q.sesolve(H2, q.basis(2, 0), TS, batch_dim="time")  # was xarray's "conflicting sizes for dimension 'time'"
+    with pytest.raises(ValueError, match=r"batching dim must be a name other than .*got 'time'"):
+        q.sesolve(
+            H2, q.basis(2, 0), TS, batching=q.Batching(dim="time")
+        )  # was xarray's "conflicting sizes for dimension 'time'"
     with pytest.raises(TypeError, match=r"save_states must be True or False; got str 'yes'"):
         q.sesolve(q.sigmaz(), q.basis(2, 0), TS, save_states="yes")  # was KeyError: 'expect_re'
     with pytest.raises(ValueError, match=r"Drive.protocol must be finite"):

@@ -1,5 +1,7 @@
 """Physical invariants along driven trajectories: trace 1, Hermitian, positive; unit norm for kets."""
 
+import math
+
 import diffrax
 import numpy as np
 
@@ -12,10 +14,10 @@ def test_lindblad_state_stays_physical():
     # Driven, detuned, damped qutrit-cavity-like system: transmon 3 levels with a Gaussian drive and decay.
     n = 3
     a = q.destroy(n)
-    H = 2 * np.pi * 0.05 * q.number(n) - 2 * np.pi * 0.1 * 0.5 * (a.conj().T @ a.conj().T @ a @ a)
+    H = 2 * math.pi * 0.05 * q.number(n) - 2 * math.pi * 0.1 * 0.5 * (a.conj().T @ a.conj().T @ a @ a)
     drive = q.Drive(q.GaussianPulse(0.6, center=10.0, sigma=2.0), a + a.conj().T)
     ds = q.mesolve(
-        H, q.fock(n, 0), TS, drives=[drive], jump_ops=[np.sqrt(0.05) * a, np.sqrt(0.02) * q.number(n)],
+        H, q.fock(n, 0), TS, drives=[drive], jump_ops=[np.sqrt(0.05 + 0j) * a, np.sqrt(0.02 + 0j) * q.number(n)],
         save_states=True, exp_ops={"n": q.number(n)},
     ).to_xarray()  # fmt: skip
     rho = ds.rho_re.values + 1j * ds.rho_im.values

@@ -23,7 +23,7 @@ def test_rabi_reference():
         0.5 * delta * q.sigmaz() + 0.5 * omega * q.sigmax(),
         q.basis(2, 1),
         ref.time.values,
-        jump_ops=[np.sqrt(1 / t1) * q.sigmam(), np.sqrt(gphi / 2) * q.sigmaz()],
+        jump_ops=[np.sqrt(1 / t1 + 0j) * q.sigmam(), np.sqrt(gphi / 2 + 0j) * q.sigmaz()],
         exp_ops={"sx": q.sigmax(), "sy": q.sigmay(), "sz": q.sigmaz()},
         time_units="us",
         stepsize_controller=TIGHT,
@@ -41,7 +41,7 @@ def test_jaynes_cummings_reference():
         a.conj().T @ sm + a @ sm.conj().T,
         q.tensor(q.basis(2, 0), q.coherent(n, 2.0, max_lost_weight=1e-2)),  # the reference's truncation (0.8 %)
         ref.time.values,
-        jump_ops=[np.sqrt(float(ref.kappa)) * a],
+        jump_ops=[np.sqrt(float(ref.kappa) + 0j) * a],
         exp_ops={"n_photon": a.conj().T @ a, "p_excited": sm.conj().T @ sm, "a": a},
         stepsize_controller=TIGHT,
     ).to_xarray()

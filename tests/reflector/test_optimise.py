@@ -73,6 +73,29 @@ def test_projection_makes_a_bump_feasible(geometry):
 
 def test_maximise_keeps_a_feasible_snapshot(geometry, zenith):
     e0 = np.zeros(geometry.n_nodes)
-    snap = rf.maximise_ratio(geometry, zenith, e0, temperatures=(0.05,), outer=1, inner=10, samples=3, eval_samples=8)
+    method = rf.AugmentedLagrangian(outer=1, inner=10)
+    snap = rf.maximise_ratio(geometry, zenith, e0, temperatures=(0.05,), method=method, samples=3, eval_samples=8)
     assert rf.check_constraints(geometry, snap.e).feasible
     assert snap.eta >= float(rf.receiving_ratio(geometry, e0, zenith, n=8))
+    with pytest.warns(DeprecationWarning) as caught:  # the old keywords: the same run, with a warning each
+        old = rf.maximise_ratio(geometry, zenith, e0, temperatures=(0.05,), outer=1, inner=10, samples=3,
+                                eval_samples=8)  # fmt: skip
+    assert [str(w.message) for w in caught] == [
+        f"maximise_ratio({name}=...) is deprecated and goes at 0.3: pass "
+        f"method=difflab.reflector.AugmentedLagrangian({name}=...)"
+        for name in ("outer", "inner")
+    ]
+    assert old.eta == snap.eta and old.where == snap.where
+    np.testing.assert_array_equal(old.e, snap.e)
+
+
+def test_augmented_lagrangian_settings_are_refused_by_name():
+    for field, value, message in [
+        ("outer", 0, "outer must be a whole number >= 1; got 0"),
+        ("inner", 2.5, "inner must be a whole number >= 1; got 2.5"),
+        ("learning_rate", 0.0, "learning_rate must be a finite number > 0; got 0.0"),
+        ("rho", float("nan"), "rho must be a finite number > 0; got nan"),
+        ("rho_growth", 0.5, "rho_growth must be a finite number >= 1; got 0.5"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            rf.AugmentedLagrangian(**{field: value})

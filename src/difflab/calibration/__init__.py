@@ -5,6 +5,7 @@ checkpoints, uncertainty, profile likelihood and global strategies.
 """
 
 from ._calibrate import calibrate as calibrate
+from ._comparison import Comparison as Comparison
 from ._diagnostics import CalibrationWarning as CalibrationWarning
 from ._linear_estimate import EstimateUnavailable as EstimateUnavailable
 from ._linear_estimate import LinearlyEstimable as LinearlyEstimable
@@ -14,6 +15,7 @@ from ._losses import FiringRate as FiringRate
 from ._losses import SpikeTimes as SpikeTimes
 from ._profile import profile as profile
 from ._result import Calibration as Calibration
+from ._run import RunOptions as RunOptions
 from ._strategies import GrowingWindows as GrowingWindows
 from ._transforms import AbstractTransform as AbstractTransform
 from ._transforms import Bounded as Bounded

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import inspect
 import os
 import signal
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,14 @@ from ..core.internal import (
     Sum,
     get_path,
     is_concrete,
+    legacy_keywords,
     merge_options,
     split_solve_keywords,
+    warn_moved,
 )
 from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
 from . import _checkpoint
+from ._comparison import COMPARE_FIELDS, Comparison
 from ._diagnostics import (
     CalibrationWarning,
     best_members,
@@ -50,13 +54,47 @@ from ._measured import FitData, as_fit_data
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
 from ._optimizers import as_adapter
 from ._result import Calibration, _evaluate, assemble
-from ._strategies import GrowingWindows, check_strategy, describe, linear_start, window_members
+from ._run import RUN_FIELDS, RunOptions
+from ._strategies import GrowingWindows, describe, linear_start, window_members
 from ._transforms import AbstractTransform, as_transform
 
 #: How often each jitted function has been traced (a retrace means a recompilation).
 TRACES: collections.Counter = collections.Counter()
 
 
+def _legacy_calibrate(*args: Any, **kwargs: Any) -> Calibration:
+    """`calibrate` called with the keywords it had before `compare` and `run` (removed at 0.3)."""
+    for group, kind, fields in (("compare", Comparison, COMPARE_FIELDS), ("run", RunOptions, RUN_FIELDS)):
+        given = {name: kwargs.pop(name) for name in fields if name in kwargs}
+        for name in given:
+            warn_moved("calibrate", name, f"{group}=difflab.{kind.__name__}({name}=...)")
+        if given and kwargs.get(group) is not None:
+            raise TypeError(
+                f"calibrate(): {', '.join(given)} given both as keywords and through {group}=; give them once"
+            )
+        if given:
+            kwargs[group] = kind(**given)
+    extra = None
+    if "simulate_options" in kwargs:
+        simulate_options = kwargs.pop("simulate_options")
+        if simulate_options is not None:
+            if not isinstance(simulate_options, Mapping):
+                raise TypeError(
+                    f"simulate_options must be a dict of difflab.simulate keywords or None; got {simulate_options!r}"
+                )
+            warn_moved("calibrate", "simulate_options", "options=difflab.SolveOptions(...)")
+            solve, extra = split_solve_keywords(simulate_options)
+            kwargs["options"] = merge_options(kwargs.get("options"), solve, "calibrate")
+    bound = inspect.signature(calibrate).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return _fit(*bound.args, **bound.kwargs, simulate_extra=extra)
+
+
+#: The keywords `calibrate` took before `compare`/`run` gathered them (see `_legacy_calibrate`).
+_LEGACY = frozenset((*COMPARE_FIELDS, *RUN_FIELDS, "simulate_options"))
+
+
+@legacy_keywords(_LEGACY, _legacy_calibrate)
 def calibrate(
     model: AbstractModel,
     protocol: Any,
@@ -68,20 +106,9 @@ def calibrate(
     steps: int = 100,
     starts: int | Mapping[str, ArrayLike] = 1,
     key: PRNGKeyArray | None = None,
-    strategy: str | GrowingWindows = "auto",
-    ts: ArrayLike | None = None,
-    variables: list[str] | None = None,
-    observe: Callable | None = None,
+    compare: Comparison | None = None,
     options: SolveOptions | None = None,
-    simulate_options: Mapping[str, Any] | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = 25,
-    resume: str | os.PathLike | None = None,
-    progress: bool | None = None,
-    callback: Callable[[int, np.ndarray], None] | None = None,
-    refine: bool = True,
-    client: Any = None,
-    starts_per_task: int | None = None,
+    run: RunOptions | None = None,
 ) -> Calibration:
     r"""Fit the parameters named in `params` so that `model` driven by `protocol` matches `data`.
 
@@ -117,52 +144,38 @@ def calibrate(
             `{name: values}` giving every start explicitly (physical units, one entry per
             start, same length for all fitted names).
         key: random key for the extra starts (required when `starts > 1`).
-        strategy: the global strategy (see [`GrowingWindows`][difflab.GrowingWindows] and
-            docs/calibration.md). `"auto"` (default): where the model can estimate every fitted
-            parameter from the data by least squares (Hodgkin–Huxley conductances from a recorded
-            potential), every start begins at that estimate, which lies in the global basin
-            whatever the start; otherwise as `"multistart"` (`GrowingWindows` cannot resume
-            from a checkpoint yet, so it is chosen, not defaulted). `"linear"`: that estimate, or an
-            error if the model has none. `"multistart"`: the starts as given, all data.
-            `"windows"` or `GrowingWindows(first, factor)`: fit a growing first part of the
-            data, each stage from the last one's optimum (any model and loss).
-        ts: simulation save times. `None`: the data times. Otherwise the simulation is
-            linearly interpolated onto the data times, which must lie inside `ts`.
-        variables: which data variables to fit (default: all that the model produces).
-        observe: `observe(t, y, protocol) -> dict` to fit derived outputs (see `simulate`).
+        compare: a [`Comparison`][difflab.Comparison]: which variables (or derived outputs) are compared
+            with the data, on which simulation grid (default: every variable the model produces, at the data
+            times).
         options: a [`SolveOptions`][difflab.SolveOptions]: how the model is solved (solver, tolerances, steps).
-        simulate_options: deprecated (goes at 0.3): a dict of keywords for [`difflab.simulate`][]; pass `options`.
-        checkpoint: netCDF file written atomically every `checkpoint_every` steps, at the
-            end, and on Ctrl-C. An existing file is never overwritten unless it is `resume`.
-        checkpoint_every: optimiser steps between two checkpoint writes (default 25).
-        resume: a checkpoint to continue from, exactly where it stopped.
-        progress: show a progress bar (`None`: only when stderr is a terminal).
-        callback: `callback(step, losses)` after every step (`losses` per member).
-        refine: least-squares fits only: when solving the model more finely (half the fixed step,
-            or tolerances ÷ 16) moves the optimum by more than a quarter of a standard error,
-            continue the best start at a resolution fine enough by the step's order (at most three
-            halvings, 8× the steps), so that the discretisation
-            does not bias the estimate beyond its stated error. Never done when
-            `options` fixes `dt0`, `solver`, `stepsize_controller`, `rtol` or `atol`: then a
-            [`CalibrationWarning`][difflab.CalibrationWarning] says so instead.
-        client: a `distributed.Client` or a Dask scheduler address: fit the starts in blocks as
-            tasks on the cluster's workers (each checked for difflab's version and float64 mode) and
-            merge them; every start begins where it would locally with the same `key`. Not with
-            `checkpoint`, `resume` or `callback`. See docs/sweeps.md.
-        starts_per_task: starts per task with `client` (default: the starts shared evenly over the
-            workers connected when the fit begins).
+        run: a [`RunOptions`][difflab.RunOptions]: the global strategy (default `"auto"`), the refinement of
+            least-squares fits, checkpoints and resuming, progress, a callback and a Dask cluster.
+
+    The keywords `strategy`, `refine`, `checkpoint`, `checkpoint_every`, `resume`, `progress`, `callback`,
+    `client`, `starts_per_task` (now fields of `run`), `ts`, `variables`, `observe` (now fields of `compare`) and
+    `simulate_options` (now `options`) are deprecated and go at 0.3: they still work, with a `DeprecationWarning`.
 
     Returns:
         A [`Calibration`][difflab.Calibration]: best model, estimates with standard
         errors, per-start final losses and the history.
     """
+    return _fit(model, protocol, data, params=params, loss=loss, optimizer=optimizer, steps=steps, starts=starts,
+                key=key, compare=compare, options=options, run=run, simulate_extra=None)  # fmt: skip
+
+
+def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, compare, options, run, simulate_extra):
+    """`calibrate`, with the non-solve keywords of the deprecated `simulate_options` (`simulate_extra`)."""
     if not isinstance(model, AbstractModel):
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
+    compare = _checked(compare, Comparison, "compare")
+    run = _checked(run, RunOptions, "run")
     transforms, paths = _check_params(model, params)
-    available = list(variables or []) if observe is not None else [s.name for s in model.states]
-    model_units = {} if observe is not None else {s.name: s.units for s in model.states}
+    observed = compare.observe is not None
+    available = list(compare.variables or []) if observed else [s.name for s in model.states]
+    model_units = {} if observed else {s.name: s.units for s in model.states}
+    variables = None if compare.variables is None else list(compare.variables)
     fit = as_fit_data(data, available, variables, model_units, model.time_units)
-    sim_ts, interpolate = _time_grid(ts, fit.ts)
+    sim_ts, interpolate = _time_grid(compare.ts, fit.ts)
     explicit = None
     if isinstance(starts, Mapping):
         explicit, starts = _explicit_starts(starts, transforms)
@@ -170,28 +183,9 @@ def calibrate(
         raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
     if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
-    if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int | np.integer) or checkpoint_every < 1:
-        # 0 would never write the checkpoint the user asked for
-        raise ValueError(f"checkpoint_every must be a whole number of steps >= 1; got {checkpoint_every!r}")
     if key is not None and not _is_key(key):
         raise TypeError(f"key must be a JAX random key, e.g. jax.random.key(0); got {type(key).__name__} {key!r}")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be a function callback(step, losses) or None; got {type(callback).__name__}")
-    strategy = check_strategy(strategy)
-    if client is not None and (checkpoint is not None or resume is not None or callback is not None):
-        raise ValueError(
-            "client: checkpoint, resume and callback are not available on a cluster (the blocks of starts run "
-            "in other processes); fit without them, or locally"
-        )
-    if starts_per_task is not None and (isinstance(starts_per_task, bool) or not isinstance(starts_per_task, int)
-                                        or starts_per_task < 1):  # fmt: skip
-        raise ValueError(f"starts_per_task must be a whole number >= 1; got {starts_per_task!r}")
-    checkpoint = _check_checkpoint(checkpoint, resume)
-    if isinstance(strategy, GrowingWindows) and checkpoint is not None:
-        raise ValueError(
-            "checkpoint/resume is not available with GrowingWindows (a stage's state is not resumable); "
-            "run the windows without a checkpoint, or use strategy='multistart' from their result"
-        )
+    checkpoint = _check_checkpoint(run.checkpoint, run.resume)
     loss_fn = as_loss(loss, fit.ts)
     adapter = as_adapter(optimizer, loss_fn)
     problem = Problem(
@@ -203,17 +197,17 @@ def calibrate(
         interpolate=interpolate,
         names=tuple(sorted(fit.values)),
         loss=loss_fn,
-        sim_options=_simulate_keywords(options, simulate_options),
-        observe=observe,
+        sim_options={**(simulate_extra or {}), **merge_options(options, {}, "calibrate").keywords()},
+        observe=compare.observe,
     )
     members = _members(protocol, fit, starts)
-    if client is not None:  # every argument is checked here, before anything is sent to a worker
+    strategy, progress, callback = run.strategy, run.progress, run.callback
+    if run.client is not None:  # every argument is checked here, before anything is sent to a worker
         values = start_values(model, transforms, paths, starts, key, explicit)
-        solve, extra = split_solve_keywords(problem.sim_options)
         task = dict(model=model, protocol=protocol, data=data, params=params, loss=loss, optimizer=optimizer,
-                    steps=steps, strategy=strategy, ts=ts, variables=variables, observe=observe,
-                    options=SolveOptions(**solve), simulate_options=extra or None, refine=refine)  # fmt: skip
-        return fit_on_cluster(calibrate, client, starts_per_task, values, task, progress)
+                    steps=steps, key=None, compare=compare, options=options, simulate_extra=simulate_extra,
+                    run=RunOptions(strategy=strategy, refine=run.refine, progress=False))  # fmt: skip
+        return fit_on_cluster(_fit, run.client, run.starts_per_task, values, task, progress)
     theta = _initial_theta(problem, fit.n_recordings, starts, key, explicit)
     theta, strategy = _global_start(strategy, problem, fit, members, theta, starts)
     used = describe(strategy)
@@ -226,8 +220,8 @@ def calibrate(
     history: dict[str, list] = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
     meta = _meta(model, problem, adapter, fit, requested, used, jax.tree.map(lambda x: x[0], members[0]))
     step = 0
-    if resume is not None:
-        theta, carry, history, step = _checkpoint.load(resume, meta=meta, theta_like=theta, carry_like=carry)
+    if run.resume is not None:
+        theta, carry, history, step = _checkpoint.load(run.resume, meta=meta, theta_like=theta, carry_like=carry)
     state = {"theta": theta, "carry": carry, "step": step}
     if isinstance(strategy, GrowingWindows):
         for end in strategy.ends(fit.ts)[:-1]:
@@ -236,9 +230,9 @@ def calibrate(
             _run(adapter, problem, stage, state, history, state["step"] + steps, None, 0, meta, progress, callback)
         state["carry"] = _init(adapter, problem, state["theta"], members)
     last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
-    _run(adapter, problem, members, state, history, last, checkpoint, checkpoint_every, meta, progress, callback)
+    _run(adapter, problem, members, state, history, last, checkpoint, run.checkpoint_every, meta, progress, callback)
     refined, evaluated = 0, None
-    if refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
+    if run.refine and problem.loss.least_squares and not user_fixed_resolution(problem.sim_options):
         problem, refined, evaluated = _refine(adapter, problem, members, state, steps, fit, starts)
     result = assemble(
         problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used, evaluated
@@ -553,21 +547,14 @@ def _run(adapter, problem, members, state, history, steps, checkpoint, every, me
     save()
 
 
-def _simulate_keywords(options: SolveOptions | None, simulate_options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The keywords every simulation of the fit gets: `options`, and the deprecated `simulate_options` dict."""
-    if simulate_options is None:
-        return merge_options(options, {}, "calibrate").keywords()
-    if not isinstance(simulate_options, Mapping):
-        raise TypeError(
-            f"simulate_options must be a dict of difflab.simulate keywords or None; got {simulate_options!r}"
-        )
-    warnings.warn(
-        "calibrate(simulate_options={...}) is deprecated and goes at 0.3: pass options=difflab.SolveOptions(...)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    solve, extra = split_solve_keywords(simulate_options)
-    return {**extra, **merge_options(options, solve, "calibrate").keywords()}
+def _checked(value, kind, name: str):
+    """`value`, or the default `kind()` for `None`; anything else is refused by `name`."""
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        shown = f"a dict (use difflab.{kind.__name__}(**...))" if isinstance(value, Mapping) else repr(value)
+        raise TypeError(f"{name} must be a difflab.{kind.__name__} or None; got {shown}")
+    return value
 
 
 class _StopRequest:

@@ -163,7 +163,7 @@ def warn(ds: xr.Dataset, fixed: bool) -> None:
     relative = ds["shift_over_stderr"].values
     worst = float(np.max(np.where(np.isfinite(relative), relative, 0.0), initial=0.0))
     if worst > 4 * REFINE_FRACTION:
-        how = "pass a smaller dt0 or tighter tolerances in simulate_options" if fixed else "refinement stopped"
+        how = "pass a smaller dt0 or tighter tolerances in options" if fixed else "refinement stopped"
         warnings.warn(
             f"the optimum moves by {worst:.3g} standard errors when the model is "
             f"solved more finely: the discretisation limits the estimate ({how})",

@@ -1,4 +1,4 @@
-"""Multi-start fits on a Dask cluster: `calibrate(..., client=...)`, one task per block of starts.
+"""Multi-start fits on a Dask cluster: `calibrate(..., run=RunOptions(client=...))`, one task per block of starts.
 
 The client draws every start (the model's own values, then the random draws of a local run with the same
 `key`), cuts them into blocks of `starts_per_task` and submits one task per block. Each worker checks once per
@@ -46,15 +46,15 @@ def fit_on_cluster(
 ) -> Calibration:
     """Fit the starts `values` (name -> `(starts, *shape)` physical values) in blocks on the cluster.
 
-    `fit`: the local fit each block runs (`calibrate`, passed in so that this module does not import it back).
-    `options`: the keywords of `calibrate` other than `starts`, `key`, `client` and `progress`.
+    `fit`: the local fit each block runs (`calibrate`'s body, passed in so that this module does not import it back).
+    `options`: the keywords of that fit other than `starts`; its `run` holds no client and no progress bar.
     """
     n_starts = len(next(iter(values.values())))
     client, owned = connect(client)
     try:
         expected = expected_worker()
         check_workers(client, None, None, "", expected)
-        if options["strategy"] == "linear":
+        if options["run"].strategy == "linear":
             size = n_starts  # every start begins at the one estimate: one task reports it per start
         elif starts_per_task is None:
             size = math.ceil(n_starts / max(1, len(client.scheduler_info()["workers"])))
@@ -86,7 +86,7 @@ def _block_task(
     if token not in _CHECKED:
         refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
         _CHECKED.add(token)
-    return fit(**pickle.loads(blob), starts=starts, progress=False)
+    return fit(**pickle.loads(blob), starts=starts)
 
 
 def merge_blocks(blocks: list[Calibration]) -> Calibration:

@@ -22,6 +22,7 @@ import xarray as xr
 
 from ._calibrate import calibrate
 from ._measured import as_fit_data
+from ._run import RunOptions
 
 #: χ² quantile with one degree of freedom at 95 %.
 CHI2_1_95 = 3.841458820694124
@@ -46,7 +47,8 @@ def profile(
         params: all fitted parameters and their transforms, `name` among them.
         name: the profiled parameter.
         values: where to fix it (its units), e.g. a grid around the estimate.
-        **calibrate_kwargs: passed to every refit (`steps`, `simulate_options`, ...).
+        **calibrate_kwargs: passed to every refit (`steps`, `options`, `compare`, `run`, ...); the progress bar is
+            off unless `run` turns it on.
 
     Returns:
         Dataset on dim `name`: `loss` (the least-squares loss, e.g. the MSE), `statistic`
@@ -61,7 +63,7 @@ def profile(
     others = {k: v for k, v in params.items() if k != name}
     if not others:
         raise ValueError("profile needs at least one other fitted parameter to refit; use the loss itself")
-    calibrate_kwargs = {"progress": False, **calibrate_kwargs}
+    calibrate_kwargs = _quiet(calibrate_kwargs)
     best = calibrate(model, protocol, data, params=params, **calibrate_kwargs)
     if best.covariance is None or best.diagnostics is None:
         raise ValueError("profile needs a least-squares loss (e.g. 'mse')")
@@ -88,10 +90,22 @@ def profile(
     return out
 
 
+def _quiet(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with the progress bar off, unless they turn it on (through `run` or the old `progress` keyword)."""
+    if "progress" in kwargs:  # the old spelling: calibrate warns about it
+        return kwargs
+    run = kwargs.get("run") or RunOptions()
+    return {**kwargs, "run": run if not isinstance(run, RunOptions) or run.progress is not None else
+            run.replace(progress=False)}  # fmt: skip
+
+
 def _measured(model, data, kwargs) -> int:
     """Number of measured samples of the fitted variables (as `calibrate` counts them)."""
-    variables = kwargs.get("variables")
-    available = list(variables or []) if kwargs.get("observe") is not None else [s.name for s in model.states]
+    compare = kwargs.get("compare")
+    variables = kwargs.get("variables", getattr(compare, "variables", None))
+    observe = kwargs.get("observe", getattr(compare, "observe", None))
+    variables = None if variables is None else list(variables)
+    available = list(variables or []) if observe is not None else [s.name for s in model.states]
     fd = as_fit_data(data, available, variables)
     return int(sum(np.sum(m) for m in fd.mask.values()))
 

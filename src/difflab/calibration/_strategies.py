@@ -2,7 +2,7 @@ r"""Global strategies of `calibrate`: where the local optimiser starts and on wh
 
 A trace loss of a spiking or oscillating model has side minima: a start whose spikes (or periods)
 are out of step with the data's is pulled towards a wrong count or phase, and Levenberg–Marquardt
-stops there. Three strategies, chosen with `calibrate(..., strategy=...)`:
+stops there. Three strategies, chosen with `calibrate(..., run=RunOptions(strategy=...))`:
 
 - `"multistart"`: every start runs on the whole data (the local optimiser alone).
 - `"linear"`: the model estimates the fitted parameters from the data by least squares

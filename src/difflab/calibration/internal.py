@@ -7,10 +7,12 @@ Siblings import from here, never from this folder's underscore modules (`scripts
 """
 
 from ._calibrate import calibrate as calibrate
+from ._comparison import Comparison as Comparison
 from ._linear_estimate import EstimateUnavailable as EstimateUnavailable
 from ._measured import FitData as FitData
 from ._measured import as_fit_data as as_fit_data
 from ._result import Calibration as Calibration
+from ._run import RunOptions as RunOptions
 from ._strategies import GrowingWindows as GrowingWindows
 from ._transforms import Bounded as Bounded
 from ._transforms import Positive as Positive

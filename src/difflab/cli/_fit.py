@@ -83,10 +83,8 @@ def fit(
             protocol = recorded
         params = {name: _transform(name, t) for name, t in required(fit_spec, "params", "fit").items()}
         checkpoint = resolve_path(base, fit_spec.get("checkpoint"))
-        kwargs = _fit_options(fit_spec)
-        result = calibrate(
-            model, protocol, data, params=params, checkpoint=checkpoint, resume=checkpoint if resume else None, **kwargs
-        )
+        kwargs = _fit_options(fit_spec, checkpoint, checkpoint if resume else None)
+        result = calibrate(model, protocol, data, params=params, **kwargs)
     except (ValueError, KeyError, TypeError, FileExistsError, ImportError) as err:
         raise fail(error_text(err)) from None
     _write(result, out, overwrite)
@@ -193,8 +191,8 @@ def _transform(name: str, spec):
     raise ValueError(f"[fit.params] {name} must be 'log', 'positive', 'identity' or [lo, hi]; got {spec!r}")
 
 
-def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
-    from difflab import SolveOptions
+def _fit_options(spec: dict[str, Any], checkpoint: Path | None, resume: Path | None) -> dict[str, Any]:
+    from difflab import RunOptions, SolveOptions
 
     starts = spec.get("starts", 1)
     out = {
@@ -203,8 +201,12 @@ def _fit_options(spec: dict[str, Any]) -> dict[str, Any]:
         "loss": spec.get("loss", "mse"),
         "starts": starts if isinstance(starts, dict) else config_int(spec, "starts", "fit", 1, minimum=1),
         "key": jax.random.key(config_int(spec, "seed", "fit", 0)),
-        "checkpoint_every": config_int(spec, "checkpoint_every", "fit", 25, minimum=1),
-        "strategy": spec.get("strategy", "auto"),
+        "run": RunOptions(
+            strategy=spec.get("strategy", "auto"),
+            checkpoint=checkpoint,
+            checkpoint_every=config_int(spec, "checkpoint_every", "fit", 25, minimum=1),
+            resume=resume,
+        ),
     }
     if "dt" in spec:
         out["options"] = SolveOptions(dt0=config_float(spec, "dt", "fit"))

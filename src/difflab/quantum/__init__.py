@@ -7,6 +7,7 @@ frequencies in rad per time unit; jump operators carry the square root of a rate
 # Validation runners join difflab.validation's registry (kinds "quantum.*").
 from . import _validation as _validation
 from . import circuits as circuits
+from ._batching import Batching as Batching
 from ._control import X_GATE as X_GATE
 from ._control import optimize_drag as optimize_drag
 from ._dataset import QuantumResult as QuantumResult

@@ -14,17 +14,13 @@ solve 100 Jaynes–Cummings members in 1.8–2.1 s against 4.1 s on one (benchma
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from ..core.internal import check_strategy, default_strategy
 from ..ensembles.internal import run_members
-
-__all__ = ["resolve_strategy", "solve_members"]
 
 
 @eqx.filter_jit
@@ -38,24 +34,3 @@ def solve_members(fn: Callable, inputs, count: int, strategy: str, devices=None)
     if count == 1:
         return _single(fn, inputs, jnp.asarray(0))
     return run_members(fn, inputs, jnp.arange(count), strategy=strategy, devices=devices)
-
-
-def resolve_strategy(strategy: str | None, batch: str | None, state_size: int, adaptive: bool = True) -> str:
-    """The ensemble strategy of a quantum solve: `strategy`, the deprecated `batch`, or the backend's default."""
-    if batch is not None:
-        warnings.warn(
-            f"batch={batch!r} is deprecated; pass strategy={batch!r} (the ensemble vocabulary: 'vmap', 'map', "
-            "'chunked'; the default follows the backend)",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        if strategy is not None:
-            raise ValueError(
-                f"pass strategy or the deprecated batch, not both; got strategy={strategy!r}, batch={batch!r}"
-            )
-        check_strategy(batch, "batch")
-        return batch
-    if strategy is None:
-        return default_strategy(adaptive=adaptive, state_size=state_size)
-    check_strategy(strategy)
-    return strategy

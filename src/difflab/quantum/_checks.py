@@ -12,8 +12,6 @@ from ..core.internal import is_concrete
 from ._operator import Operator, check_numeric
 from ._storage import RealDense
 
-__all__ = ["check_density", "check_finite", "check_hermitian", "check_ket", "check_same_dim"]
-
 #: Relative tolerance on Hermiticity and on the trace/norm of states (float64 round-off is ~1e-16).
 HERMITIAN_RTOL = 1e-10
 NORM_ATOL = 1e-8

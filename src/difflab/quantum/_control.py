@@ -19,8 +19,6 @@ import optax
 
 from ._transmon import drag_pulses, gate_fidelity, subspace_propagator, transmon
 
-__all__ = ["X_GATE", "optimize_drag"]
-
 X_GATE = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=complex)
 
 

@@ -18,8 +18,7 @@ import xarray as xr
 from jaxtyping import Array
 
 from ..core.internal import Trajectory
-
-__all__ = ["QuantumResult"]
+from ._complex import from_parts
 
 
 class QuantumResult(eqx.Module):
@@ -51,7 +50,7 @@ class QuantumResult(eqx.Module):
     def expects(self) -> Array:
         r"""$\langle E_m\rangle(t)$, complex, shape `(*lead, time, observable)`."""
         ys = self.trajectory.ys
-        return self._shaped(ys["expect_re"] + 1j * ys["expect_im"])
+        return self._shaped(from_parts(ys["expect_re"], ys["expect_im"]))
 
     @property
     def states(self) -> Array | None:
@@ -60,7 +59,7 @@ class QuantumResult(eqx.Module):
         key = "rho" if self.open_system else "psi"
         if key not in ys:
             return None
-        return self._shaped(jnp.take(ys[key], 0, axis=2) + 1j * jnp.take(ys[key], 1, axis=2))
+        return self._shaped(from_parts(jnp.take(ys[key], 0, axis=2), jnp.take(ys[key], 1, axis=2)))
 
     @property
     def num_steps(self) -> Array:

@@ -20,8 +20,6 @@ from ..core.internal import AbstractProtocol, Constant, is_concrete
 from ._checks import check_finite
 from ._operator import Operator, check_numeric, model_operator
 
-__all__ = ["Controls", "Drive"]
-
 
 class Drive(eqx.Module):
     r"""One drive term $u(t)\,H_j$: `protocol` (rad per time unit) times `operator` (dimensionless, Hermitian).

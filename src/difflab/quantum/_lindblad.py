@@ -25,8 +25,6 @@ from ._drives import Drive
 from ._operator import Operator, check_numeric, model_operator
 from ._schrodinger import split_state
 
-__all__ = ["LindbladModel"]
-
 
 class LindbladModel(AbstractQuantumModel):
     r"""Driven open quantum system (Lindblad master equation, see module docstring).

@@ -5,10 +5,10 @@ carry $\sqrt{\text{rate}}$ (rate in 1/time unit). Expectation values are saved a
 `save_states=True`.
 
 Batching: `H` and each jump operator may carry a leading batch axis (b, n, n) — all batched inputs share one
-dimension named `batch_dim` (coordinates from `batch_coords`) — and the initial state may be a list (or stacked
+dimension, named and labelled by `batching=Batching(dim, coords)` — and the initial state may be a list (or stacked
 array) of states (dimension `initial_state`). Every combination is solved by one compiled single solve, run over
-the members with the ensemble strategies (`strategy=`, default per backend: one batched solve on accelerators; see
-`_batch.py` and docs/backends.md).
+the members with the ensemble strategies (`Batching(strategy=...)`, default per backend: one batched solve on
+accelerators; see `_batch.py` and docs/backends.md).
 
 Both return a `QuantumResult` (a pytree: `expects`, `states`, `ts`; `.to_xarray()` for the labelled Dataset they
 returned before) and take the solver keywords of `difflab.simulate` (`solver`, `stepsize_controller`, `dt0`,
@@ -26,9 +26,17 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Complex, Float
 
-from ..core.internal import SolveOptions, check_finite, check_increasing, default_solver, merge_options
+from ..core.internal import (
+    SolveOptions,
+    check_finite,
+    check_increasing,
+    default_solver,
+    default_strategy,
+    merge_options,
+)
 from ._base import convert_drive_list, default_controller
-from ._batch import resolve_strategy, solve_members
+from ._batch import solve_members
+from ._batching import Batching, gather_batching
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
 from ._checks import check_finite as check_finite_operator
 from ._dataset import QuantumResult
@@ -37,8 +45,6 @@ from ._operator import Operator, as_operator_batch, check_numeric
 from ._operator_cache import cached_operator
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import QuantumModel, solve_model
-
-__all__ = ["mesolve", "sesolve"]
 
 
 class _Problem(eqx.Module):
@@ -90,9 +96,7 @@ def sesolve(
     drives=(),
     exp_ops: Sequence | Mapping = (),
     save_states: bool = False,
-    batch_dim: str = "member",
-    batch_coords: Mapping[str, np.ndarray] | None = None,
-    strategy: str | None = None,
+    batching: Batching | None = None,
     time_units: str = "ns",
     layout: str = "auto",
     options: SolveOptions | None = None,
@@ -107,17 +111,16 @@ def sesolve(
         drives: `Drive(protocol, operator)` terms.
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
         save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
-        batch_dim: name of the batch dimension of `H`.
-        batch_coords: coordinates of the batch dimension of `H`.
-        strategy: how the members run: "vmap" (one batched solve), "map" (one after the other) or "chunked";
-            default per backend and state size (`difflab.default_strategy`, docs/backends.md).
+        batching: a [`Batching`][difflab.quantum.Batching]: the name and coordinates of the batch dimension of
+            `H`, and how the members run (default per backend and state size).
         time_units: "ns" or "us": the unit of `ts` and `dt0`; `H` and the drives are in rad per this unit.
         layout: operator storage ("auto", "dia", "dense").
         options: a [`SolveOptions`][difflab.SolveOptions], as in `difflab.simulate`: `rtol` and `atol`
             (dimensionless, as the state) tighten the default controller (PID at rtol 1e-6, atol 1e-8 with the
             maximum step half the shortest drive feature), `dt0` is in `time_units`; default solver per backend.
-        **solve_keywords: the fields of `SolveOptions` as keywords (`rtol=1e-8`), not both ways for one field;
-            `batch` is a deprecated spelling of `strategy`.
+        **solve_keywords: the fields of `SolveOptions` as keywords (`rtol=1e-8`), not both ways for one field.
+            `batch_dim`, `batch_coords`, `strategy` and `batch` are deprecated spellings of the fields of
+            `batching` (they go at 0.3).
 
     Returns:
         `QuantumResult`: `expects` (complex, [batch], [initial_state], time, observable), `states`, `ts`,
@@ -125,12 +128,11 @@ def sesolve(
         observable), `expect_imag` when an observable is not Hermitian, optional states, `num_steps`, units and
         provenance attributes.
     """
-    batch = solve_keywords.pop("batch", None)
+    batching = gather_batching(batching, solve_keywords, "sesolve")
     opts = merge_options(options, solve_keywords, "sesolve")
     return _solve(
-        H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=opts,
-        layout=layout,
+        H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batching=batching,
+        time_units=time_units, options=opts, layout=layout,
     )  # fmt: skip
 
 
@@ -143,9 +145,7 @@ def mesolve(
     drives=(),
     exp_ops: Sequence | Mapping = (),
     save_states: bool = False,
-    batch_dim: str = "member",
-    batch_coords: Mapping[str, np.ndarray] | None = None,
-    strategy: str | None = None,
+    batching: Batching | None = None,
     time_units: str = "ns",
     layout: str = "auto",
     options: SolveOptions | None = None,
@@ -161,9 +161,7 @@ def mesolve(
         drives: `Drive(protocol, operator)` terms, as in `sesolve`.
         exp_ops: operators whose expectation values are saved, as in `sesolve`.
         save_states: also save $\rho(t)$ (variables `rho_re`, `rho_im` in the Dataset).
-        batch_dim: name of the batch dimension, as in `sesolve`.
-        batch_coords: coordinates of the batch dimension, as in `sesolve`.
-        strategy: how the members run, as in `sesolve`.
+        batching: the batch dimension's name and coordinates and how the members run, as in `sesolve`.
         time_units: "ns" or "us", as in `sesolve` (`H`, the jump operators' rates and the drives per this unit).
         layout: operator storage ("auto", "dia", "dense"), as in `sesolve`.
         options: a [`SolveOptions`][difflab.SolveOptions], as in `sesolve`.
@@ -179,18 +177,19 @@ def mesolve(
         ...                  exp_ops={"n": a.T.conj() @ a})
         >>> ds = result.to_xarray()
     """
-    batch = solve_keywords.pop("batch", None)
+    batching = gather_batching(batching, solve_keywords, "mesolve")
     opts = merge_options(options, solve_keywords, "mesolve")
     return _solve(
-        H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batch_dim=batch_dim,
-        batch_coords=batch_coords, strategy=strategy, batch=batch, time_units=time_units, options=opts,
-        layout=layout,
+        H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batching=batching,
+        time_units=time_units, options=opts, layout=layout,
     )  # fmt: skip
 
 
-def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batch_dim, batch_coords, strategy,
-           batch, time_units, options, layout) -> QuantumResult:  # fmt: skip
-    _check_labels(batch_dim, save_states)
+def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states, batching, time_units, options,
+           layout) -> QuantumResult:  # fmt: skip
+    if not isinstance(save_states, bool | np.bool_):
+        raise TypeError(f"save_states must be True or False; got {type(save_states).__name__} {save_states!r}")
+    batch_dim = batching.dim
     check_numeric(ts, "ts", f"a 1-D numeric array of save times ({time_units})")
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:
@@ -205,13 +204,13 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     if len(sizes) > 1:
         raise ValueError(f"Batched H and jump_ops must share one batch size; got sizes {sorted(sizes)}")
     n_batch = sizes.pop() if sizes else None
-    coords = _batch_coords(batch_coords, n_batch, batch_dim)  # before the solve, which may take long
+    coords = _batch_coords(batching.coords, n_batch, batch_dim)  # before the solve, which may take long
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
     state0 = _ket_column(state0, n, "rho0" if open_system else "psi0")  # (n, 1) is one ket, not n kets
     y0, n_states = _initial_states(state0, n, open_system)
     members = (n_batch or 1) * n_states
     state_size = 2 * (n * n if open_system else n)
-    strategy = resolve_strategy(strategy, batch, state_size)
+    strategy = batching.strategy or default_strategy(adaptive=True, state_size=state_size)
     # the models' own default controller and solver, computed once for all members (the options were checked when
     # they were made, before any member is traced)
     controller = options.stepsize_controller or options.controller(default_controller(drives))
@@ -219,25 +218,13 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
                    adjoint=options.adjoint, max_steps=options.max_steps, throw=options.throw)  # fmt: skip
     problem = _Problem(
         H0, drives, tuple(jumps), y0, ts, tuple(ops), b_H is not None, tuple(b is not None for b in b_jumps),
-        n_states, open_system, save_states, tuple(options.items()), time_units,
+        n_states, open_system, bool(save_states), tuple(options.items()), time_units,
     )  # fmt: skip
     traj = solve_members(_solve_member, problem, members, strategy)
     lead = ((n_batch,) if n_batch else ()) + ((n_states,) if n_states > 1 or _is_list(state0, open_system) else ())
     return QuantumResult(
         traj, lead, tuple(names), all_hermitian, batch_dim, coords, open_system, time_units, n_batch
     )  # fmt: skip
-
-
-#: Dimensions of the returned Dataset that a batch dimension must not reuse.
-_RESERVED_DIMS = ("time", "observable", "initial_state", "level", "row", "col")
-
-
-def _check_labels(batch_dim, save_states) -> None:
-    """`batch_dim` a new dimension name (one that clashes was merged into, or fought with, the Dataset's own)."""
-    if not isinstance(batch_dim, str) or batch_dim in _RESERVED_DIMS:
-        raise ValueError(f"batch_dim must be a name other than {_RESERVED_DIMS}; got {batch_dim!r}")
-    if not isinstance(save_states, bool | np.bool_):
-        raise TypeError(f"save_states must be True or False; got {type(save_states).__name__} {save_states!r}")
 
 
 def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:

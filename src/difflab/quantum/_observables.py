@@ -12,8 +12,6 @@ from jaxtyping import Array, Float
 
 from ._operator import Operator
 
-__all__ = ["expect_dm", "expect_ket", "expect_state"]
-
 
 def expect_ket(E: Operator, x: Float[Array, "2 n"]) -> Float[Array, "2"]:
     r"""$[\mathrm{Re}, \mathrm{Im}]\,\langle\psi|E|\psi\rangle$ for $\psi$ stacked as `x = [Re ψ, Im ψ]`."""

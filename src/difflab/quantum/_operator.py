@@ -19,9 +19,8 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Complex, Float, Shaped
 
 from . import _storage as _layout
+from ._complex import from_parts
 from ._storage import AbstractRealOp, RealDense, RealDia
-
-__all__ = ["Operator", "as_operator", "check_numeric", "checked_operator", "dense", "dia", "model_operator"]
 
 
 class Operator(eqx.Module):
@@ -74,7 +73,7 @@ class Operator(eqx.Module):
 
     def to_dense(self) -> Complex[Array, "n n"]:
         """The dense complex matrix."""
-        return self.re.to_dense() + 1j * self.im.to_dense()
+        return from_parts(self.re.to_dense(), self.im.to_dense())
 
     def __add__(self, other: Operator) -> Operator:
         other = as_operator(other)

@@ -10,8 +10,6 @@ from ..core.internal import is_concrete
 from ._checks import is_hermitian
 from ._operator import Operator, model_operator
 
-__all__ = ["cached_operator"]
-
 #: Conversions of immutable (JAX) arrays, keyed by identity: repeated `mesolve` calls with the same operators skip
 #: the sparsity scan. Each entry keeps its array alive, so an identity cannot be reused while cached.
 _CACHE: collections.OrderedDict = collections.OrderedDict()

@@ -17,8 +17,6 @@ from jaxtyping import Array, ArrayLike, Float
 
 from ..core.internal import AbstractProtocol, check_finite, check_increasing, is_concrete, min_concrete
 
-__all__ = ["GaussianPulse", "PiecewiseConstant", "feature_time"]
-
 
 class GaussianPulse(AbstractProtocol):
     r"""Gaussian envelope, optionally truncated to a window and shifted to start and end at zero.

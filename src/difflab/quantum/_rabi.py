@@ -23,8 +23,6 @@ from ._operator import dia
 from ._readout import Readout
 from ._standard_operators import sigmam, sigmax, sigmaz
 
-__all__ = ["RabiQubit", "readout_observer"]
-
 _SX, _SZ, _SM = dia(sigmax()), dia(sigmaz()), dia(sigmam())
 
 

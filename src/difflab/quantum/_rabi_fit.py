@@ -14,13 +14,11 @@ import diffrax
 import numpy as np
 import xarray as xr
 
-from ..calibration.internal import Bounded, Calibration, GrowingWindows, Positive, calibrate
+from ..calibration.internal import Bounded, Calibration, Comparison, GrowingWindows, Positive, RunOptions, calibrate
 from ..core.internal import SolveOptions, simulate
 from ._rabi import RabiQubit, readout_observer
 from ._readout import Readout
 from ._solve import check_tolerances
-
-__all__ = ["fit_rabi", "measure_rabi", "rabi_summary"]
 
 
 def _options(rtol: float, atol: float) -> SolveOptions:
@@ -53,7 +51,7 @@ def fit_rabi(
     """Fit `omega`, `delta`, `t1`, `t2_ratio` of `initial` to `data` (`{"time", "p_meas"}` or a Dataset).
 
     `delta_max` bounds Δ (rad/µs). Extra keywords go to `difflab.calibrate` (e.g. `starts`, `key`). The fit grows
-    its window over the trace (`difflab.GrowingWindows()`, first an eighth of it) unless `strategy=` says otherwise:
+    its window over the trace (`difflab.GrowingWindows()`, first an eighth of it) unless `run=` says otherwise:
     over ten periods a start with Ω 10 % off is a period out of step by the end and stops in a side minimum; over
     the first period and a quarter it is not, and each doubling of the window keeps the phase error small. From
     Ω 30 % below or above the truth the fit then ends at the same estimates as from 5 % off
@@ -65,10 +63,12 @@ def fit_rabi(
         "t1": Positive(),
         "t2_ratio": Bounded(0.0, 1.0),
     }
-    calibrate_kwargs.setdefault("strategy", GrowingWindows())
+    if "strategy" not in calibrate_kwargs and calibrate_kwargs.get("run") is None:  # `strategy=`: the old spelling
+        calibrate_kwargs["run"] = RunOptions(strategy=GrowingWindows())
+    compare = Comparison(variables=["p_meas"], observe=readout_observer(readout))
     return calibrate(
-        initial, None, data, params=params, observe=readout_observer(readout), variables=["p_meas"], steps=steps,
-        options=_options(rtol, atol), **calibrate_kwargs,
+        initial, None, data, params=params, compare=compare, steps=steps, options=_options(rtol, atol),
+        **calibrate_kwargs,
     )  # fmt: skip
 
 

@@ -21,8 +21,6 @@ from jaxtyping import Array, ArrayLike, Float
 
 from ..core.internal import check_finite
 
-__all__ = ["Readout"]
-
 
 class Readout(eqx.Module):
     """Assignment errors `eps_g` = P(read e | g), `eps_e` = P(read g | e) (dimensionless, in [0, 0.5))."""

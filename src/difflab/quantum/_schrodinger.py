@@ -21,8 +21,6 @@ from ._checks import check_ket, check_time_units
 from ._drives import Drive
 from ._operator import Operator
 
-__all__ = ["SchrodingerModel"]
-
 
 class SchrodingerModel(AbstractQuantumModel):
     r"""Driven closed quantum system $i\dot\psi = (H_0 + \sum_j u_j(t) H_j)\psi$.

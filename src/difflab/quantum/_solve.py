@@ -16,14 +16,12 @@ import diffrax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from ..core.internal import DEFAULT_MAX_STEPS, SolveOptions, StateInfo, Trajectory, merge_options, simulate
+from ..core.internal import SolveOptions, StateInfo, Trajectory, merge_options, simulate
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
 from ._operator import Operator, model_operator
 from ._schrodinger import SchrodingerModel
-
-__all__ = ["DEFAULT_MAX_STEPS", "check_tolerances", "controller_for", "solve_model"]
 
 QuantumModel = SchrodingerModel | LindbladModel
 

@@ -18,19 +18,6 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex
 
-__all__ = [
-    "create",
-    "destroy",
-    "eye",
-    "number",
-    "sigmam",
-    "sigmap",
-    "sigmax",
-    "sigmay",
-    "sigmaz",
-    "tensor",
-]
-
 
 def _constant(fn):
     """Evaluate eagerly when the inputs are concrete.

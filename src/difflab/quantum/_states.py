@@ -15,10 +15,9 @@ import numpy as np
 from jaxtyping import Array, Complex, Float, Num
 
 from ..core.internal import is_concrete
+from ._complex import as_complex
 from ._operator import check_numeric
 from ._standard_operators import _check_dim, _constant, _dtype
-
-__all__ = ["MAX_LOST_WEIGHT", "basis", "coherent", "fock", "fock_dm", "ket2dm"]
 
 #: Largest weight a truncated coherent state may drop before renormalising (its infidelity with the true state).
 MAX_LOST_WEIGHT = 1e-6
@@ -90,8 +89,8 @@ def _coherent(dim: int, alpha) -> tuple[Complex[Array, " dim"], Float[Array, ""]
     alpha = jnp.asarray(alpha, dtype=_dtype())
     # alpha**n with 0**0 = 1; amplitudes in log-space-free form are fine for dim up to a few hundred.
     powers = jnp.cumprod(jnp.concatenate([jnp.ones(1, _dtype()), jnp.full(dim - 1, alpha)]))
-    c = powers * jnp.exp(-0.5 * log_fact) * jnp.exp(-0.5 * jnp.abs(alpha) ** 2)
-    return c / jnp.linalg.norm(c), jnp.sum(jnp.abs(c) ** 2)
+    c = powers * as_complex(jnp.exp(-0.5 * log_fact - 0.5 * jnp.abs(alpha) ** 2), like=powers)
+    return c / as_complex(jnp.linalg.norm(c), like=c), jnp.sum(jnp.abs(c) ** 2)
 
 
 def _check_alpha(alpha) -> None:

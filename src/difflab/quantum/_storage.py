@@ -23,8 +23,6 @@ from jaxtyping import Array, ArrayLike, Float
 
 from ..core.internal import is_concrete
 
-__all__ = ["AbstractRealOp", "RealDense", "RealDia", "detect_offsets", "zero_op"]
-
 
 class AbstractRealOp(eqx.Module):
     """A real n×n matrix acting from the left on stacks of arrays, shape (parts, n, ...)."""

@@ -18,14 +18,13 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core.internal import is_concrete
+from ._complex import from_parts
 from ._drives import Drive
 from ._operator import dia
 from ._pulses import GaussianPulse
 from ._schrodinger import SchrodingerModel
 from ._solve import controller_for, solve_model
 from ._standard_operators import destroy, number
-
-__all__ = ["drag_pulses", "transmon"]
 
 
 def drag_pulses(amplitude: ArrayLike, beta: ArrayLike, duration: float, sigma: float) -> tuple[GaussianPulse, ...]:
@@ -70,7 +69,7 @@ def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, 
     traj = solve_model(model, jnp.array([0.0, duration]), y0={"psi": columns}, save_states=True,
                        stepsize_controller=control)  # fmt: skip
     final = traj.ys["psi"][-1]
-    return final[0, :2, :] + 1j * final[1, :2, :]
+    return from_parts(final[0, :2, :], final[1, :2, :])
 
 
 def gate_fidelity(V: Array, target: Array) -> Array:

@@ -8,6 +8,8 @@ state (metrics `trace_error`, `negativity`).
 
 from __future__ import annotations
 
+import math
+
 import diffrax
 import numpy as np
 
@@ -16,8 +18,6 @@ from ._mesolve import mesolve
 from ._solve import check_tolerances
 from ._standard_operators import destroy, eye, sigmam, sigmax, sigmay, sigmaz, tensor
 from ._states import basis, coherent
-
-__all__ = ["JAYNES_CUMMINGS", "RABI"]
 
 _OPTIONAL = {"simulation.rtol": float, "simulation.atol": float}
 _METRICS = ("expect_max_abs_error", "trace_error", "negativity")
@@ -50,12 +50,13 @@ def _outcome(case, ds, pairs, time_label) -> CaseOutcome:
 def run_rabi(case: CaseSpec) -> CaseOutcome:
     """Driven damped qubit: H = Δ/2 σz + Ω/2 σx, L = √(1/T1) σ−, √(γφ/2) σz, from |g>, time in µs."""
     ref = case.load_dataset().isel(param=0)
-    omega, delta = 2 * np.pi * float(ref.omega_over_2pi), 2 * np.pi * float(ref.delta_over_2pi)
+    # Python floats (weakly typed) scale the complex operators without a float64 x complex128 promotion
+    omega, delta = 2 * math.pi * float(ref.omega_over_2pi), 2 * math.pi * float(ref.delta_over_2pi)
     t1, t2 = float(ref.T1), float(ref.T2)
     gamma_phi = 1 / t2 - 1 / (2 * t1)
     ds = mesolve(
         0.5 * delta * sigmaz() + 0.5 * omega * sigmax(), basis(2, 1), ref.time.values,
-        jump_ops=[np.sqrt(1 / t1) * sigmam(), np.sqrt(gamma_phi / 2) * sigmaz()],
+        jump_ops=[math.sqrt(1 / t1) * sigmam(), math.sqrt(gamma_phi / 2) * sigmaz()],
         exp_ops={"sx": sigmax(), "sy": sigmay(), "sz": sigmaz()}, save_states=True, time_units="us",
         stepsize_controller=_controller(case),
     ).to_xarray()  # fmt: skip
@@ -74,7 +75,7 @@ def run_jaynes_cummings(case: CaseSpec) -> CaseOutcome:
     psi0 = tensor(basis(2, 0), coherent(n, 2.0, max_lost_weight=1e-2))
     ds = mesolve(
         a.conj().T @ sm + a @ sm.conj().T, psi0, ref.time.values,
-        jump_ops=[np.sqrt(kappa) * a], exp_ops={"n_photon": a.conj().T @ a, "p_excited": sm.conj().T @ sm, "a": a},
+        jump_ops=[math.sqrt(kappa) * a], exp_ops={"n_photon": a.conj().T @ a, "p_excited": sm.conj().T @ sm, "a": a},
         save_states=True, stepsize_controller=_controller(case),
     ).to_xarray()  # fmt: skip
     pairs = [

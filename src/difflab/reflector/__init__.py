@@ -23,6 +23,7 @@ from ._geometry import Geometry as Geometry
 from ._kinematics import extension_for_displacement as extension_for_displacement
 from ._kinematics import node_displacement as node_displacement
 from ._kinematics import node_positions as node_positions
+from ._maximise import AugmentedLagrangian as AugmentedLagrangian
 from ._maximise import maximise_ratio as maximise_ratio
 from ._observation import simulate_tracking as simulate_tracking
 from ._paraboloid import displacement_to_paraboloid as displacement_to_paraboloid

@@ -21,7 +21,6 @@ import dataclasses
 import itertools
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,7 @@ from ..core.internal import Progress
 from ._constraints import ConstraintReport, check_constraints
 from ._fit import fit_zones
 from ._geometry import Geometry
-from ._maximise import maximise_ratio
+from ._maximise import AugmentedLagrangian, maximise_ratio
 from ._paraboloid import vertex
 from ._pointing import Pointing
 from ._raytrace import receiving_ratio
@@ -96,7 +95,7 @@ def maximise_with_zones(
     tried = []
     for radii in itertools.product(inner_radii, outer_radii):
         e0, depths = stepped_start(geometry, pointing, radii)
-        snap = maximise_ratio(geometry, pointing, e0, temperatures=(0.1,), outer=6, rho_growth=2.0, **_POLISH)
+        snap = maximise_ratio(geometry, pointing, e0, temperatures=(0.1,), method=_SHORT, samples=8)
         report(f"zones {radii} m: feasible η = {snap.eta:.4f} after the short polish")
         tried.append((snap.eta, radii, depths, snap.e))
     tried.sort(key=lambda item: item[0], reverse=True)
@@ -105,14 +104,16 @@ def maximise_with_zones(
         if not np.isfinite(eta0):
             report(f"zones {radii} m: no feasible surface to polish")
             continue
-        snap = maximise_ratio(geometry, pointing, e, temperatures=(0.05, 0.03), outer=4, **_POLISH)
+        snap = maximise_ratio(geometry, pointing, e, temperatures=(0.05, 0.03), method=_LONG, samples=8)
         report(f"zones {radii} m: feasible η = {snap.eta:.4f} after the long polish ({snap.where})")
         if best is None or snap.eta > best[3]:
             best = (snap.e, radii, depths, snap.eta)
     return best
 
 
-_POLISH: dict[str, Any] = {"inner": 100, "samples": 8, "learning_rate": 3e-3}
+#: The polishes of `maximise_with_zones` (both at 8 samples per panel edge).
+_SHORT = AugmentedLagrangian(outer=6, inner=100, learning_rate=3e-3, rho_growth=2.0)
+_LONG = AugmentedLagrangian(outer=4, inner=100, learning_rate=3e-3)
 
 
 def solve(

@@ -41,8 +41,6 @@ from ._gates import AbstractGate
 from ._pauli import PauliSum, apply_sum, expectation, term_values
 from ._schedule import Segment, apply_segments, layer_stack, plan
 
-__all__ = ["energy"]
-
 #: Largest number of real scalar leaves of a gate whose cotangents are computed one reduction each (more: one
 #: contraction for the whole kernel cotangent).
 MAX_DIRECTIONS = 4

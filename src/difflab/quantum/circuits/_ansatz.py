@@ -22,8 +22,6 @@ from ._gates import AbstractGate, DoubleExcitation
 from ._hamiltonians import _check_edges
 from ._standard_gates import CNOT, RX, RY, RZ, ZZ, H, X
 
-__all__ = ["h2_ansatz", "hardware_efficient", "qaoa"]
-
 
 def hardware_efficient(params: Array) -> Circuit:
     """RY/RZ layers + CNOT ladders; `params` shape (layers, n_wires, 2) gives the RY and RZ angles."""

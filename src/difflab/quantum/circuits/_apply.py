@@ -18,18 +18,6 @@ from jaxtyping import Array
 
 from ...core.internal import is_concrete
 
-__all__ = [
-    "apply_controlled",
-    "apply_matrix",
-    "as_wires",
-    "conjugate",
-    "control_slice",
-    "dagger",
-    "is_concrete",
-    "view_shape",
-]
-
-
 #: Widest matrix applied as multiply-adds of slices (2ᵏ multiply-adds per amplitude); wider ones by contraction.
 SLICED_MAX_WIRES = 3
 

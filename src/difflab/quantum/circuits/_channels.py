@@ -18,10 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._complex import as_complex
 from ._apply import apply_matrix, as_wires, is_concrete
 from ._gates import PAULIS
-
-__all__ = ["AbstractQuantumChannel", "AmplitudeDamping", "Dephasing", "Depolarizing", "Kraus", "ReadoutError"]
 
 #: Tolerance of the completeness check max |Σ K†K − 1| on user Kraus sets.
 KRAUS_ATOL = 1e-8
@@ -111,7 +110,7 @@ class _AbstractDamping(AbstractQuantumChannel):
     _jump: eqx.AbstractClassVar[tuple[int, int]]
 
     def kraus(self) -> Array:
-        g = self.gamma.astype(complex)
+        g = as_complex(self.gamma)
         zero = jnp.zeros_like(g)
         k1 = [[jnp.sqrt(g) if (i, j) == self._jump else zero for j in range(2)] for i in range(2)]
         return jnp.array([[[1.0 + zero, zero], [zero, jnp.sqrt(1 - g)]], k1])
@@ -151,7 +150,8 @@ class Depolarizing(AbstractQuantumChannel):
     def kraus(self) -> Array:
         paulis = jnp.asarray(np.stack([PAULIS[c] for c in "IXYZ"]))
         weights = jnp.stack([1 - self.p, self.p / 3, self.p / 3, self.p / 3])
-        return jnp.sqrt(weights).astype(complex)[:, None, None] * paulis
+        amplitudes = as_complex(jnp.sqrt(weights))
+        return amplitudes[:, None, None] * paulis.astype(amplitudes.dtype)
 
 
 class ReadoutError(AbstractQuantumChannel):
@@ -178,7 +178,7 @@ class ReadoutError(AbstractQuantumChannel):
         return jnp.stack([jnp.stack([1 - self.p01, self.p10]), jnp.stack([self.p01, 1 - self.p10])])
 
     def kraus(self) -> Array:
-        m = jnp.sqrt(self.confusion()).astype(complex)
-        e = jnp.eye(2, dtype=complex)
+        m = as_complex(jnp.sqrt(self.confusion()))
+        e = jnp.eye(2, dtype=m.dtype)
         # |i><j| weighted by sqrt(P(i | j)).
         return jnp.stack([m[i, j] * jnp.outer(e[i], e[j]) for j in range(2) for i in range(2)])

@@ -19,8 +19,6 @@ from ._hamiltonians import h2_data
 from ._optimize import minimize
 from ._pauli import PauliSum, expectation
 
-__all__ = ["h2_vqe_curve"]
-
 
 def h2_vqe_curve(*, steps: int = 300, learning_rate: float = 0.05, theta0: float = 0.0) -> xr.Dataset:
     """VQE energies of H₂ (STO-3G, 4 qubits) at every tabulated bond length, beside the exact and HF energies.

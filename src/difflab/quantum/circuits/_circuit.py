@@ -17,13 +17,12 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._complex import as_complex
 from ._apply import as_wires, is_concrete
 from ._channels import AbstractQuantumChannel
 from ._density import evolve_density
 from ._gates import AbstractGate
 from ._schedule import run
-
-__all__ = ["Circuit", "zero_state"]
 
 #: Tolerance on the norm / trace of a user initial state.
 STATE_ATOL = 1e-8
@@ -134,8 +133,8 @@ def _check_ket(psi0, n: int) -> Array:
         norm = float(np.linalg.norm(np.asarray(psi0)))
         if not abs(norm - 1) <= STATE_ATOL:
             raise ValueError(f"psi0 must be normalised; got norm {norm:.12g}")
-        return jnp.asarray(psi0, dtype=complex)
-    psi = jnp.asarray(psi0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
+        return as_complex(psi0)
+    psi = as_complex(psi0)  # traced: flagged when the compiled program runs (NaN fails too)
     norm = jnp.linalg.norm(psi)
     return eqx.error_if(psi, ~(jnp.abs(norm - 1) <= STATE_ATOL), "psi0 must be a finite, normalised ket")
 
@@ -154,7 +153,7 @@ def _check_density(rho0, n: int) -> Array:
         if lowest < -STATE_ATOL:  # a negative eigenvalue gives negative probabilities
             raise ValueError(f"rho0 must be positive semidefinite; its lowest eigenvalue is {lowest:.6g}")
         return jnp.asarray(r)
-    rho = jnp.asarray(rho0, dtype=complex)  # traced: flagged when the compiled program runs (NaN fails too)
+    rho = as_complex(rho0)  # traced: flagged when the compiled program runs (NaN fails too)
     hermitian = 0.5 * (rho + rho.conj().T)
     ok = (jnp.abs(jnp.trace(rho) - 1) <= STATE_ATOL) & (jnp.max(jnp.abs(rho - rho.conj().T)) <= STATE_ATOL)
     ok = ok & (jnp.linalg.eigvalsh(hermitian).min() >= -STATE_ATOL)

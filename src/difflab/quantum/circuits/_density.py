@@ -31,8 +31,6 @@ from ._channels import AbstractQuantumChannel
 from ._fusion import fuse_groups
 from ._schedule import Segment, apply_segments, plan
 
-__all__ = ["WireSuperoperator", "density_program", "evolve_density"]
-
 
 class WireSuperoperator(eqx.Module):
     """Consecutive one-wire gates and channels on `wire`, applied as the product of their superoperators."""

@@ -24,8 +24,6 @@ from jaxtyping import Array
 from ._gates import AbstractGate
 from ._schedule import Segment
 
-__all__ = ["MAX_FUSED_WIRES", "Fused", "fuse_groups", "fused_program"]
-
 #: Widest block that fusion builds (a 2-wire kernel is 4 × 4).
 MAX_FUSED_WIRES = 2
 
@@ -58,7 +56,7 @@ def embed(matrix: Array, local: Sequence[int], k: int) -> Array:
     g = len(local)
     if list(local) == list(range(k)):
         return matrix
-    full = jnp.kron(matrix, np.eye(2 ** (k - g)))
+    full = jnp.kron(matrix, np.eye(2 ** (k - g), dtype=matrix.dtype))
     order = list(local) + [w for w in range(k) if w not in local]  # axis j of `full` is local wire order[j]
     perm = [order.index(w) for w in range(k)]
     return full.reshape((2,) * (2 * k)).transpose(perm + [k + p for p in perm]).reshape(2**k, 2**k)

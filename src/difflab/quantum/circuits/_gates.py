@@ -16,9 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._complex import as_complex
 from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, is_concrete
-
-__all__ = ["AbstractGate", "Controlled", "DoubleExcitation", "Gate", "PauliRotation", "PhaseShift", "Unitary"]
 
 _S2 = 1 / np.sqrt(2)
 PAULIS = {
@@ -131,7 +130,8 @@ class PauliRotation(AbstractGate):
         for c in self.pauli[1:]:
             p = np.kron(p, PAULIS[c])
         half = 0.5 * self.theta
-        return jnp.cos(half) * jnp.eye(p.shape[0]) - 1j * jnp.sin(half) * jnp.asarray(p)
+        cos, sin = as_complex(jnp.cos(half)), as_complex(jnp.sin(half))
+        return cos * jnp.eye(p.shape[0], dtype=cos.dtype) - 1j * sin * jnp.asarray(p, dtype=cos.dtype)
 
 
 class PhaseShift(AbstractGate):
@@ -147,7 +147,8 @@ class PhaseShift(AbstractGate):
             raise ValueError(f"wire must be a single wire; got {self.wires!r}")
 
     def matrix(self) -> Array:
-        return jnp.diag(jnp.stack([jnp.ones_like(self.phi), jnp.exp(1j * self.phi)]))
+        phase = jnp.exp(1j * as_complex(self.phi))
+        return jnp.diag(jnp.stack([jnp.ones_like(phase), phase]))
 
 
 class DoubleExcitation(AbstractGate):
@@ -170,8 +171,9 @@ class DoubleExcitation(AbstractGate):
             raise ValueError(f"wires of DoubleExcitation must hold 4 wires; got {self.wires!r}")
 
     def matrix(self) -> Array:
-        c, s = jnp.cos(0.5 * self.theta), jnp.sin(0.5 * self.theta)
-        return jnp.asarray(_DE_REST) + c * jnp.asarray(_DE_COS) + s * jnp.asarray(_DE_SIN)
+        c, s = as_complex(jnp.cos(0.5 * self.theta)), as_complex(jnp.sin(0.5 * self.theta))
+        parts = [jnp.asarray(m, dtype=c.dtype) for m in (_DE_REST, _DE_COS, _DE_SIN)]
+        return parts[0] + c * parts[1] + s * parts[2]
 
 
 class Controlled(AbstractGate):
@@ -205,7 +207,8 @@ class Controlled(AbstractGate):
         projector = np.zeros((2**k, 2**k))
         index = int("".join(map(str, self.values)), 2)
         projector[index, index] = 1.0
-        return jnp.kron(np.eye(2**k) - projector, np.eye(m.shape[0])) + jnp.kron(projector, m)
+        rest = np.kron(np.eye(2**k) - projector, np.eye(m.shape[0]))
+        return jnp.asarray(rest, dtype=m.dtype) + jnp.kron(jnp.asarray(projector, dtype=m.dtype), m)
 
     def kernel(self) -> Array:
         """The base gate's kernel (its matrix), applied on the control slice only."""
@@ -236,7 +239,7 @@ class Unitary(AbstractGate):
             raise ValueError(f"matrix must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
                              f"got {np.shape(matrix)}")  # fmt: skip
         check_unitary(matrix, "matrix")
-        self.matrix_ = _traced_unitary(jnp.asarray(matrix, dtype=complex), "matrix")
+        self.matrix_ = _traced_unitary(as_complex(matrix), "matrix")
 
     def matrix(self) -> Array:
         return self.matrix_
@@ -257,7 +260,7 @@ def _traced_unitary(matrix: Array, name: str) -> Array:
     """A traced `matrix` flagged by `eqx.error_if` when it is not unitary within `UNITARY_ATOL` (NaN included)."""
     if is_concrete(matrix):
         return matrix
-    gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0])))
+    gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0], dtype=matrix.dtype)))
     message = f"{name} must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})"
     return eqx.error_if(matrix, ~(gap <= UNITARY_ATOL), message)
 

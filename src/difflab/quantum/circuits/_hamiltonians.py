@@ -22,8 +22,6 @@ from ... import datasets
 from ._apply import as_wires
 from ._pauli import PauliSum
 
-__all__ = ["h2_data", "h2_hamiltonian", "maxcut_brute_force", "maxcut_hamiltonian", "tfim_hamiltonian"]
-
 H2_DATASET = "quantum/circuits/h2_sto3g_jw.nc"
 
 

@@ -18,8 +18,6 @@ from ._apply import apply_matrix, as_wires
 from ._channels import ReadoutError
 from ._pauli import PauliSum, expectation
 
-__all__ = ["measure", "probabilities", "sample"]
-
 
 def _n_wires(state) -> int:
     shape = np.shape(state)

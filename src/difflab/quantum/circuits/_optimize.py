@@ -21,8 +21,6 @@ from jaxtyping import Array
 from ._adjoint import Gradient, energy
 from ._pauli import PauliSum
 
-__all__ = ["VariationalResult", "minimize", "vqe"]
-
 
 @dataclasses.dataclass(frozen=True)
 class VariationalResult:
@@ -85,7 +83,10 @@ def _run(cost, optimizer, steps, params0):
             p, state = carry
             value, grad = jax.value_and_grad(cost)(p)
             # Line-search optimisers (optax.lbfgs) need the value and the function; others ignore them.
-            updates, state = optimizer.update(grad, state, p, value=value, grad=grad, value_fn=cost)
+            # optax's own updates mix Python floats with its int32 step count: standard promotion there, whatever
+            # the caller's setting (the parameters keep their dtype)
+            with jax.numpy_dtype_promotion("standard"):
+                updates, state = optimizer.update(grad, state, p, value=value, grad=grad, value_fn=cost)
             return (optax.apply_updates(p, updates), state), value
 
         (p, _), values = jax.lax.scan(step, (p0, optimizer.init(p0)), None, length=steps)

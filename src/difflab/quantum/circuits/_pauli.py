@@ -24,8 +24,6 @@ from jaxtyping import Array, ArrayLike
 from ._apply import is_concrete, view_shape
 from ._gates import PAULIS
 
-__all__ = ["PauliSum", "apply_string", "apply_sum", "expectation", "term_values"]
-
 #: Z strings are summed by one product with a sign table over this many trailing wires (2⁸ × T entries).
 Z_LOW_WIRES = 8
 #: Strings with at most this many non-identity letters are reduced from 2ᵏ slices of the state in one fused pass.
@@ -167,7 +165,7 @@ def apply_string(tensor: Array, string: str, offset: int = 0) -> Array:
         view = jnp.flip(view, axis=flips)
     for i, (_, c) in enumerate(letters):
         if c in _PHASES:
-            view = view * _axis_vector(_PHASES[c], view.ndim, 2 * i + 1)
+            view = view * _axis_vector(_PHASES[c], view.ndim, 2 * i + 1).astype(view.dtype)
     return view.reshape(tensor.shape)
 
 

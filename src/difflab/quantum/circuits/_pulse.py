@@ -22,8 +22,6 @@ from .._transmon import drag_pulses, subspace_propagator, transmon
 from ._apply import as_wires
 from ._gates import AbstractGate
 
-__all__ = ["PulseGate"]
-
 
 class PulseGate(AbstractGate):
     """One-qubit gate from a Gaussian + DRAG pulse on a `levels`-level transmon.

@@ -21,8 +21,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["Segment", "apply_segments", "layer_stack", "plan", "run"]
-
 #: A repetition is scanned only when it removes at least this many operations from the traced program.
 SCAN_MIN_SAVED = 16
 

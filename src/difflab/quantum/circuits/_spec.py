@@ -15,8 +15,6 @@ from ._channels import AmplitudeDamping, Dephasing, Depolarizing
 from ._circuit import Circuit
 from ._gates import DoubleExcitation
 
-__all__ = ["circuit_from_spec"]
-
 _MAKERS: dict[str, Callable[..., Any]] = {
     "Hadamard": g.H, "PauliX": g.X, "PauliY": g.Y, "PauliZ": g.Z, "S": g.S, "T": g.T, "SX": g.SX,
     "RX": g.RX, "RY": g.RY, "RZ": g.RZ, "PhaseShift": g.Phase, "CNOT": g.CNOT, "CZ": g.CZ, "SWAP": g.SWAP,

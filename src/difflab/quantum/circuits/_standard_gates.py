@@ -11,33 +11,6 @@ from jaxtyping import ArrayLike
 
 from ._gates import Controlled, Gate, PauliRotation, PhaseShift
 
-__all__ = [
-    "CNOT",
-    "CRX",
-    "CRY",
-    "CRZ",
-    "CZ",
-    "ISWAP",
-    "RX",
-    "RY",
-    "RZ",
-    "SWAP",
-    "SX",
-    "XX",
-    "YY",
-    "ZZ",
-    "CPhase",
-    "H",
-    "I",
-    "Phase",
-    "S",
-    "T",
-    "Toffoli",
-    "X",
-    "Y",
-    "Z",
-]  # fmt: skip
-
 
 def I(wire: int) -> Gate:  # noqa: E743
     """Identity on `wire`."""

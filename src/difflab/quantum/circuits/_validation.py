@@ -26,8 +26,6 @@ from ._measure import probabilities
 from ._pauli import PauliSum, expectation
 from ._spec import circuit_from_spec
 
-__all__ = ["RUNNERS"]
-
 
 def _max_abs(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
