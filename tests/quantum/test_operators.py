@@ -78,6 +78,6 @@ def test_auto_layout_keeps_sparse_operators_sparse():
 
 def test_batched_operator_shares_offsets():
     kappas = jnp.array([0.0, 0.1, 0.2])
-    op, b = as_operator_batch(jnp.sqrt(kappas + 0j)[:, None, None] * q.destroy(4)[None])
+    op, b = as_operator_batch(jnp.sqrt(kappas).astype(complex)[:, None, None] * q.destroy(4)[None])
     assert b == 3 and op.re.offsets == (1,) and op.re.diags.shape == (3, 1, 4)
     np.testing.assert_allclose(op.re.diags[2, 0, :3], np.sqrt(0.2) * np.sqrt([1, 2, 3]), atol=1e-15)

@@ -54,7 +54,7 @@ class MSE(AbstractLoss):
         weights = dict(self.weights)
         parts = []
         for name in sorted(data):
-            n = jnp.maximum(jnp.sum(mask[name]), 1)
+            n = jnp.maximum(jnp.sum(mask[name]), 1).astype(jnp.result_type(pred[name]))  # a count, in pred's dtype
             scale = jnp.sqrt(weights.get(name, 1.0) / n)
             parts.append(jnp.ravel(jnp.where(mask[name], pred[name] - data[name], 0.0) * scale))
         return jnp.concatenate(parts)

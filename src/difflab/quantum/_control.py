@@ -49,7 +49,10 @@ def _infidelity(u, scale, anharmonicity, duration, sigma, target, levels):
 @eqx.filter_jit
 def _step(u, opt_state, optimizer, scale, args):
     loss, grad = jax.value_and_grad(_infidelity)(u, scale, *args)
-    updates, opt_state = optimizer.update(grad, opt_state)
+    # optax's own updates mix Python floats with its int32 step count: standard promotion there, whatever the
+    # caller's setting (the controls keep their dtype)
+    with jax.numpy_dtype_promotion("standard"):
+        updates, opt_state = optimizer.update(grad, opt_state)
     return optax.apply_updates(u, updates), opt_state, loss
 
 

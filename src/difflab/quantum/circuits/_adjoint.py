@@ -131,7 +131,7 @@ def _backward(residuals, g):
     n = circuit.n_wires
     ct_hamiltonian = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(hamiltonian), [g * values])
     ct = _materialised(lambda h, p: jnp.conj(apply_sum(h, p.reshape((2,) * n)).reshape(2**n)), hamiltonian, psi)
-    ct = 2 * g * ct
+    ct = 2 * g.astype(ct.dtype) * ct  # the real cotangent of the energy scales the complex state's
     ops, groups, segments = _program(circuit)
     cots: list = [None] * len(ops)
     for seg in reversed(segments):

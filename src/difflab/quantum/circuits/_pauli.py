@@ -177,7 +177,8 @@ def apply_sum(observable: PauliSum, tensor: Array) -> Array:
     the first gate of the adjoint backward pass).
     """
     terms = [
-        (apply_string(tensor, s) * observable.coefficients[t]).reshape(-1) for t, s in enumerate(observable.strings)
+        (apply_string(tensor, s) * observable.coefficients[t].astype(tensor.dtype)).reshape(-1)
+        for t, s in enumerate(observable.strings)
     ]
     return jnp.sum(jnp.stack(terms), axis=0).reshape(tensor.shape)
 
