@@ -50,16 +50,16 @@ def rabi_exact(params):
 
 
 def decay_sim(t1):
-    model = q.LindbladModel(q.dia(np.zeros((2, 2))), (), [jnp.sqrt(1 / t1).astype(SM.dtype) * SM], rho0=q.basis(2, 0))
+    model = q.LindbladModel(q.dia(np.zeros((2, 2))), (), [jnp.sqrt(1 / t1) * SM], rho0=q.basis(2, 0))
     return _expect(model, adjoint=diffrax.RecursiveCheckpointAdjoint())[:, 2]
 
 
 def ramsey_sim(params):
     delta, t1, t2 = params
     gphi = 1 / t2 - 1 / (2 * t1)
-    jumps = [jnp.sqrt(1 / t1).astype(SM.dtype) * SM, jnp.sqrt(gphi / 2).astype(SZ.dtype) * SZ]
+    jumps = [jnp.sqrt(1 / t1) * SM, jnp.sqrt(gphi / 2) * SZ]
     plus = (q.basis(2, 0) + q.basis(2, 1)) / 2**0.5
-    return _expect(q.LindbladModel(delta.astype(SZ.dtype) * (0.5 * SZ), (), jumps, rho0=plus))
+    return _expect(q.LindbladModel(delta * (0.5 * SZ), (), jumps, rho0=plus))
 
 
 def ramsey_exact(params):

@@ -53,13 +53,13 @@ def fit_statistics(problem, finer, values, member):
     r = problem.loss.residuals(pred, data, mask)
     jac = jax.jacfwd(lambda x: residuals(problem, x))(flat)
     normal = jnp.linalg.pinv(jac.T @ jac)
-    n = problem.loss.count(data, mask)
+    n = jnp.asarray(problem.loss.count(data, mask)).astype(r.dtype)  # a count, in the residuals' dtype
     dof = n - flat.shape[0]
     # the residuals carry the loss's 1/n scaling: undo it so that sigma2 (J^T J)^-1 is scale-free
     sigma2 = jnp.where(dof > 0, jnp.sum(r**2) * n / jnp.maximum(dof, 1), jnp.nan)
     shift = jnp.full_like(flat, jnp.nan) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
     raw = [jnp.where(mask[k], pred[k] - data[k], 0.0) for k in sorted(data) if k in pred]
-    measured = sum(jnp.sum(mask[k]) for k in sorted(data) if k in pred)
+    measured = jnp.asarray(sum(jnp.sum(mask[k]) for k in sorted(data) if k in pred)).astype(r.dtype)
     mean_square = sum(jnp.sum(x**2) for x in raw) / jnp.maximum(measured, 1)
     return sigma2 / n * normal, sigma2, shift, mean_square
 
