@@ -11,19 +11,30 @@ Starts in $|g\rangle$ unless `rho0` is given.
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
+import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike
 
 from ..core.internal import AbstractModel, StateInfo, raise_if_unphysical
 from ._lindblad import LindbladModel
 from ._observables import expect_dm
-from ._operator import dia
+from ._operator import Operator, dia
 from ._readout import Readout
 from ._standard_operators import sigmam, sigmax, sigmaz
 
-_SX, _SZ, _SM = dia(sigmax()), dia(sigmaz()), dia(sigmam())
+
+@functools.cache
+def _paulis() -> tuple[Operator, Operator, Operator]:
+    """σx, σz and σ- as diagonal-sparse operators, built on first use.
+
+    Not at import: creating an array there would start JAX's backend, after which the process can no longer
+    choose its devices (`jax_num_cpu_devices`). Built concretely, so a first call inside `jax.jit` caches no tracer.
+    """
+    with jax.ensure_compile_time_eval():
+        return dia(sigmax()), dia(sigmaz()), dia(sigmam())
 
 
 class RabiQubit(AbstractModel):
@@ -67,8 +78,9 @@ class RabiQubit(AbstractModel):
     def lindblad(self) -> LindbladModel:
         """The equivalent `LindbladModel` (diagonal-sparse operators scaled by the parameters)."""
         gamma_phi = 1.0 / self.t2 - 0.5 / self.t1
-        H = self.delta * (0.5 * _SZ) + self.omega * (0.5 * _SX)
-        jumps = [jnp.sqrt(1.0 / self.t1) * _SM, jnp.sqrt(gamma_phi / 2.0) * _SZ]
+        sx, sz, sm = _paulis()
+        H = self.delta * (0.5 * sz) + self.omega * (0.5 * sx)
+        jumps = [jnp.sqrt(1.0 / self.t1) * sm, jnp.sqrt(gamma_phi / 2.0) * sz]
         return LindbladModel(H, (), jumps, time_units="us")
 
     def vector_field(self, t, y, args):
@@ -82,7 +94,7 @@ def readout_observer(readout: Readout):
     """`observe(t, y, args)` giving the measured excited fraction `p_meas` (for `difflab.simulate` / calibrate)."""
 
     def observe(t, y, args):
-        p_excited = 0.5 * (1.0 + expect_dm(_SZ, y["rho"])[0])
+        p_excited = 0.5 * (1.0 + expect_dm(_paulis()[1], y["rho"])[0])
         return {"p_meas": readout.excited_fraction(p_excited)}
 
     return observe

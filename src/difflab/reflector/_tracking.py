@@ -13,6 +13,8 @@ with the window w_i = σ((150 - ρ_i(t)) / 2 m) so that nodes enter and leave th
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, ArrayLike, Float
@@ -24,8 +26,8 @@ from ._geometry import Geometry
 from ._paraboloid import ideal_extensions
 from ._source import axis_distance
 
-#: Sky rotation rate, rad/s (15°/h).
-SKY_RATE = jnp.deg2rad(15.0) / 3600.0
+#: Sky rotation rate, rad/s (15°/h); a Python float, since an array here would start JAX's backend at import.
+SKY_RATE = math.radians(15.0) / 3600.0
 #: Latitude of FAST, degrees north.
 FAST_LATITUDE = 25.65
 
