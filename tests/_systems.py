@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import difflab
+from difflab.neuron.channels import SK_E2, Ca_HVA, Ca_LVAst, CaDynamics_E2, Ih, NaTs2_t, SKv3_1, pas
 
 
 class Relaxation(difflab.AbstractModel):
@@ -82,3 +83,21 @@ class OtherDecay(difflab.AbstractModel):
 
     def initial_state(self):
         return {"y": self.y0}
+
+
+def l5pc_soma_channels() -> dict:
+    """BluePyOpt's released somatic L5PC densities (S/cm² × 1000 = mS/cm²): `l5pc_channels.nc`'s current clamp."""
+    return {
+        "NaTs2_t": NaTs2_t(gbar=983.955),
+        "SKv3_1": SKv3_1(gbar=303.472, E=-85.0),
+        "SK_E2": SK_E2(gbar=8.407, E=-85.0),
+        "Ca_HVA": Ca_HVA(gbar=0.994),
+        "Ca_LVAst": Ca_LVAst(gbar=0.333),
+        "Ih": Ih(gbar=0.08),
+        "pas": pas(g=0.03, E=-75.0),
+    }
+
+
+def l5pc_soma_calcium() -> dict:
+    """The somatic calcium pool of the same cell (BluePyOpt's released gamma and decay)."""
+    return {"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)}

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _systems import l5pc_soma_calcium, l5pc_soma_channels
 
 import difflab
 from difflab.neuron import Cell, Exponential, HodgkinHuxley, IClamp, Morphology, Region, Section, spike_times
@@ -27,20 +28,7 @@ from difflab.neuron.channels import (
 AREA_DIAM = 10 / np.sqrt(np.pi)  # µm: L = diam gives the reference's 100 µm² soma
 
 
-def _soma_channels():
-    """BluePyOpt's released somatic L5PC densities (S/cm² × 1000), as `l5pc_channels.nc`'s current clamp."""
-    return {
-        "NaTs2_t": NaTs2_t(gbar=983.955),
-        "SKv3_1": SKv3_1(gbar=303.472, E=-85.0),
-        "SK_E2": SK_E2(gbar=8.407, E=-85.0),
-        "Ca_HVA": Ca_HVA(gbar=0.994),
-        "Ca_LVAst": Ca_LVAst(gbar=0.333),
-        "Ih": Ih(gbar=0.08),
-        "pas": pas(g=0.03, E=-75.0),
-    }
-
-
-SOMA_CA = {"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)}
+SOMA_CA = l5pc_soma_calcium()
 
 
 def _spikes(ts, V):
@@ -61,9 +49,9 @@ def one_compartment():
     current clamp at 1/160 ms."""
     ref = difflab.datasets.load("neuron/l5pc_channels")
     ts = jnp.asarray(ref.cc_time.values)
-    point = HodgkinHuxley(_soma_channels(), concentrations=SOMA_CA, celsius=34.0, v_init=-65.0)
+    point = HodgkinHuxley(l5pc_soma_channels(), concentrations=SOMA_CA, celsius=34.0, v_init=-65.0)
     morph = Morphology([Section.cylinder("soma", AREA_DIAM, AREA_DIAM)])
-    cell = Cell(morph, {"soma": Region(_soma_channels(), concentrations=SOMA_CA)}, celsius=34.0, v_init=-65.0)
+    cell = Cell(morph, {"soma": Region(l5pc_soma_channels(), concentrations=SOMA_CA)}, celsius=34.0, v_init=-65.0)
     dt = 0.00625  # 10 µA/cm² on the point cell's 100 µm² is the Cell's 0.01 nA
     by_point = difflab.simulate(
         point, difflab.Step(10.0, 20.0, 220.0), ts, dt0=dt, solver=_CrankNicolsonPointStep()
@@ -109,7 +97,7 @@ def _calcium_cell():
         "pas": pas(g=0.03, E=-75.0),
     }
     regions = {
-        "soma": Region(_soma_channels(), Ra=100.0, concentrations=SOMA_CA),
+        "soma": Region(l5pc_soma_channels(), Ra=100.0, concentrations=SOMA_CA),
         "apic": Region(apic, cm=2.0, Ra=100.0, distributions={"gbar_Ih": Exponential(0.08)},
                        concentrations={"ca": CaDynamics_E2(gamma=0.000509, decay=122.0)}),
         "dend": Region({"Ih": Ih(gbar=0.08), "Ca_HVA": Ca_HVA(gbar=0.2), "pas": pas(g=0.03, E=-75.0)},
@@ -179,7 +167,7 @@ def test_gradient_through_a_regions_pool():
     morph = Morphology([Section.cylinder("soma", 20.0, 20.0),
                         Section.cylinder("apic", 200.0, 2.0, parent="soma", nseg=3)])  # fmt: skip
     keep = ("NaTs2_t", "SKv3_1", "SK_E2", "Ca_HVA", "pas")
-    soma = {name: ch for name, ch in _soma_channels().items() if name in keep}
+    soma = {name: ch for name, ch in l5pc_soma_channels().items() if name in keep}
     apic = {"SK_E2": SK_E2(gbar=1.2, E=-85.0), "Ca_HVA": Ca_HVA(gbar=2.0), "pas": pas(g=0.03, E=-75.0)}
     pool = {"ca": CaDynamics_E2(gamma=0.000509, decay=122.0)}
     regions = {"soma": Region(soma, concentrations=SOMA_CA), "apic": Region(apic, cm=2.0, concentrations=pool)}

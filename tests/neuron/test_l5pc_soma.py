@@ -9,10 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _systems import l5pc_soma_calcium, l5pc_soma_channels
 
 import difflab
 from difflab.neuron import Cell, HodgkinHuxley, IClamp, Morphology, Region, Section, spike_times
-from difflab.neuron.channels import SK_E2, Ca_HVA, Ca_LVAst, CaDynamics_E2, Ih, NaTs2_t, SKv3_1, pas
+from difflab.neuron.channels import SK_E2, Ca_HVA, Ih, NaTs2_t, SKv3_1, pas
 
 
 @pytest.fixture(scope="module")
@@ -22,20 +23,7 @@ def ref():
 
 def _soma():
     """The generator's current-clamp cell: BluePyOpt's released somatic L5PC densities (S/cm² × 1000)."""
-    return HodgkinHuxley(
-        channels={
-            "NaTs2_t": NaTs2_t(gbar=983.955),
-            "SKv3_1": SKv3_1(gbar=303.472, E=-85.0),
-            "SK_E2": SK_E2(gbar=8.407, E=-85.0),
-            "Ca_HVA": Ca_HVA(gbar=0.994),
-            "Ca_LVAst": Ca_LVAst(gbar=0.333),
-            "Ih": Ih(gbar=0.08),
-            "pas": pas(g=0.03, E=-75.0),
-        },
-        concentrations={"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)},
-        celsius=34.0,
-        v_init=-65.0,
-    )
+    return HodgkinHuxley(channels=l5pc_soma_channels(), concentrations=l5pc_soma_calcium(), celsius=34.0, v_init=-65.0)
 
 
 STIMULUS = difflab.Step(10.0, 20.0, 220.0)  # 0.01 nA on 100 µm² on [20, 220) ms

@@ -20,6 +20,7 @@ from ..core.internal import (
     iter_parameters,
     raise_if_unphysical,
 )
+from ._cell_ions import check_region_concentrations
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._estimate import estimate_conductances
 from ._rates import hh_rates
@@ -370,19 +371,9 @@ def _check_concentrations(
     concentrations: dict[str, AbstractConcentration] | None, channels: dict[str, AbstractChannel], seen: dict[str, str]
 ) -> dict[str, AbstractConcentration]:
     """The mechanisms as a dict; refuses a clash of state names or a channel reading an unwritten concentration."""
-    concentrations = {} if concentrations is None else concentrations
-    if not isinstance(concentrations, dict):
-        raise TypeError(
-            f"concentrations must be a dict of concentration mechanisms; got {type(concentrations).__name__}"
-        )
+    concentrations = check_region_concentrations(concentrations)  # a dict of mechanisms, each under its ion
     written: dict[str, str] = {}
     for key, mechanism in concentrations.items():
-        if not isinstance(mechanism, AbstractConcentration):
-            raise TypeError(
-                f"concentrations[{key!r}] must be a concentration mechanism; got {type(mechanism).__name__}"
-            )
-        if key != mechanism.ion:
-            raise ValueError(f"concentrations[{key!r}] writes the ion {mechanism.ion!r}; use the key {mechanism.ion!r}")
         if mechanism.state in seen or mechanism.state == "V":
             raise ValueError(f"concentration {mechanism.state!r} clashes with a gate or V")
         written[mechanism.state] = key
@@ -393,7 +384,7 @@ def _check_concentrations(
                     f"channel {key!r} reads {name!r} but no concentration mechanism writes it; add one, e.g. "
                     f"concentrations={{'ca': CaDynamics_E2()}}"
                 )
-    return dict(concentrations)
+    return concentrations
 
 
 def _max_finite_rate(rates: dict[str, tuple[Array, Array]]) -> Array:
