@@ -116,6 +116,48 @@ def _while_variant(ref, dtype, tier, a, b):
     return lambda: run(a, b)
 
 
+def unroll_rows(members: int, unrolls: list[int], repeats: int, with_jaxley: bool):
+    """difflab's scan with `unrolls` steps per loop iteration (the accelerator default's measurement)."""
+    from difflab.core import _backend
+
+    rng = np.random.default_rng(0)
+    gNa, gK = rng.uniform(80.0, 160.0, members), rng.uniform(24.0, 48.0, members)
+    ref = difflab.datasets.load("hh/hh_step_10uA")
+    default = _backend.ACCELERATOR_SCAN_UNROLL
+    for dtype_name, dtype in (("float64", jnp.float64), ("float32", jnp.float32)):
+        x64_off = (lambda: jax.enable_x64(False)) if dtype == jnp.float32 else contextlib.nullcontext
+        for tier in HH.DIFFLAB_DT:
+            a, b = jnp.asarray(gNa, dtype), jnp.asarray(gK, dtype)
+            calls, first = {}, {}
+            for k in unrolls:
+                _backend.ACCELERATOR_SCAN_UNROLL = k  # read when the solve is traced (each call builds a new jit)
+                d = HH.difflab_calls(ref, dtype, tier)
+                start = time.perf_counter()
+                jax.block_until_ready(d["run"](a, b))
+                first[k] = time.perf_counter() - start
+                calls[f"unroll {k}"] = (contextlib.nullcontext, lambda d=d, a=a, b=b: d["run"](a, b))
+                if tier == HH.GRAD_TIER:
+                    calls[f"unroll {k} grad"] = (contextlib.nullcontext, lambda d=d: d["grad"](d["p0"]))
+            _backend.ACCELERATOR_SCAN_UNROLL = default
+            if with_jaxley:
+                with x64_off():
+                    j = HH.jaxley_calls(ref, dtype, tier)
+                    ja, jb = jnp.asarray(gNa * 1e-3, dtype), jnp.asarray(gK * 1e-3, dtype)
+                calls["jaxley"] = (x64_off, lambda j=j, a=ja, b=jb: j["run"](a, b))
+                if tier == HH.GRAD_TIER:
+                    calls["jaxley grad"] = (x64_off, lambda j=j: j["grad"](j["p0"]))
+            walls = alternate(calls, repeats)
+            jax_s, jg = walls.get("jaxley", float("nan")), walls.get("jaxley grad", float("nan"))
+            for k in unrolls:
+                w = walls[f"unroll {k}"]
+                row(f"HH {members} members, scan unroll {k}", tier, dtype_name, f"{w:.4f}", "–", f"{jax_s:.4f}",
+                    f"{jax_s / w:.2f}×", f"first call {first[k]:.1f} s")  # fmt: skip
+                if f"unroll {k} grad" in walls:
+                    g = walls[f"unroll {k} grad"]
+                    row(f"HH gradient, scan unroll {k}", tier, dtype_name, f"{g:.4f}", "–", f"{jg:.4f}",
+                        f"{jg / g:.2f}×", "–")  # fmt: skip
+
+
 # ------------------------------------------------------------------------------------------------ quantum
 def quantum_rows(repeats: int, with_dynamiqs: bool, smoke: bool):
     import diffrax
@@ -218,7 +260,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--members", type=int, nargs="+", default=[1000, 100_000])
     parser.add_argument("--no-peers", action="store_true", help="skip Jaxley and dynamiqs")
-    parser.add_argument("--only", choices=("hh", "quantum", "l5pc"), default=None)
+    parser.add_argument("--only", choices=("hh", "quantum", "l5pc", "unroll"), default=None)
+    parser.add_argument("--unrolls", type=int, nargs="+", default=[1, 4, 16], help="scan unrolls (--only unroll)")
     parser.add_argument("--l5pc-members", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--deadline", type=float, default=float("inf"), help="skip sections starting after this (s)")
     args = parser.parse_args()
@@ -238,6 +281,8 @@ def main():
         sections.append(("L5PC", l5pc_rows, (args.l5pc_members, args.repeats, args.smoke)))
     if args.only in (None, "hh"):
         sections += hh[1:]
+    if args.only == "unroll":
+        sections = [("unroll", unroll_rows, (args.members[0], args.unrolls, args.repeats, not args.no_peers))]
     for name, fn, fn_args in sections:  # one failing section (a peer's API, memory) must not cost the others
         if time.perf_counter() - START > args.deadline:
             print(f"| {name} | skipped: past the deadline of {args.deadline:g} s |", flush=True)
