@@ -30,8 +30,8 @@ from typing import Any
 
 import cloudpickle
 import jax
-from tqdm.auto import tqdm
 
+from ..core.internal import Progress
 from ..data.internal import write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 
@@ -176,16 +176,15 @@ def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | No
     from distributed.scheduler import KilledWorker
 
     results = {}
-    bar = tqdm(total=len(futures), desc=desc, disable=None if progress is None else not progress)
-    if not bar.disable:
-        bar.write(f"Dask dashboard: {client.dashboard_link}")
+    bar = Progress(len(futures), desc, progress, unit="task", every=5.0)
+    bar.note(f"Dask dashboard: {client.dashboard_link}")
     try:
         for future in as_completed(futures):
             try:
                 results[futures[future]] = future.result()
             except (KilledWorker, FutureCancelledError) as err:
                 raise ClusterError(f"{lost.format(futures[future])}: {err}") from None
-            bar.update()
+            bar.advance()
     finally:
         client.cancel(list(futures))
         bar.close()
