@@ -101,6 +101,9 @@ def check(
     eta = float(rf.receiving_ratio(geometry, e, pointing, n=rf.CONVERGED_SAMPLES))
     typer.echo(f"constraints (nodes on their radial lines, fixed cables): {report}")
     typer.echo(f"constraints (nodes moving with their actuators): {rigid}")
-    typer.echo(f"receiving ratio: {100 * eta:.2f} %  (nodes adjusted: {int(np.sum(e != 0))})")
+    moved = np.asarray(e) != 0
+    inside = np.asarray(pointing.nodes_inside, bool)
+    typer.echo(f"receiving ratio: {100 * eta:.2f} %  (nodes adjusted: {int(moved.sum())}, of which "
+               f"{int((moved & inside).sum())} of the {int(inside.sum())} in the aperture)")  # fmt: skip
     if not (report.feasible and rigid.feasible):
         raise typer.Exit(1)
