@@ -1,6 +1,7 @@
-"""Figures of docs/cells.md: a real morphology coloured by membrane potential, and traces along a dendrite.
+"""Figures of docs/cells.md: real morphologies coloured by membrane potential, traces along a dendrite, and the
+L5 pyramidal cell's back-propagating action potential against NEURON's.
 
-python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about a minute on one CPU core)
+python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about two minutes on one CPU core)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import matplotlib
 import numpy as np
 
 import difflab
-from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, read_swc
+from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, l5pc, read_swc
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -69,8 +70,34 @@ def traces_along_dendrite():
     fig.savefig(OUT / "cells_ball_and_stick_traces.png", dpi=110)
 
 
+def l5pc_bap():
+    """The L5PC's bAP protocol (1.9 nA over [295, 300) ms at the soma): V at the somatic peak, and the amplitude
+    (peak after the onset minus V just before it) of every compartment against its path distance; NEURON's at
+    its two apical recording sites (datasets/neuron/l5pc.nc, CVODE at 1e-9)."""
+    cell = l5pc()
+    onset = 295.0
+    ts = jnp.concatenate([jnp.array([0.0, 290.0]), jnp.arange(294.0, 330.0 + 1e-9, 0.025)])
+    clamp = IClamp({"soma[0](0.5)": difflab.Step(1.9, onset, 300.0)})
+    traj = difflab.simulate(cell, clamp, ts, dt0=0.0125)
+    soma = np.asarray(traj["V"])[:, 0]  # soma[0] has one compartment, the first
+    peak = float(ts[int(np.argmax(soma))])
+    ref = difflab.datasets.load("neuron/l5pc")
+    V_ref, t_ref = ref["V_bap"].values, ref["time_bap"].values
+    before = np.flatnonzero(t_ref < onset)[-1]
+    ref_amplitude = V_ref[t_ref >= onset].max(axis=0) - V_ref[before]
+    sites = ref["site_distance"].values, ref_amplitude[1:]  # locations: the soma, then the sites in order
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.4), layout="constrained", width_ratios=(1, 1.3))
+    difflab.plot.morphology(cell, traj, time=peak, clim=(-80.0, 40.0), ax=left)
+    left.set_title(f"V at the somatic peak, {peak - onset:.3f} ms after the onset")
+    difflab.plot.bap(cell, traj, onset=onset, reference=sites, ax=right)
+    right.set_title("bAP amplitude; squares: NEURON at its recording sites")
+    fig.savefig(OUT / "cells_l5pc_bap.png", dpi=110)
+    print(f"somatic peak {peak:.3f} ms; NEURON's amplitudes at {sites[0]} µm: {sites[1]} mV")
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
+    l5pc_bap()
     traces_along_dendrite()
     morphology_by_voltage()
     print("wrote", *sorted(p.name for p in OUT.glob("cells_*.png")))
