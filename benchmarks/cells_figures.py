@@ -71,28 +71,32 @@ def traces_along_dendrite():
 
 
 def l5pc_bap():
-    """The L5PC's bAP protocol (1.9 nA over [295, 300) ms at the soma): V at the somatic peak, and the amplitude
-    (peak after the onset minus V just before it) of every compartment against its path distance; NEURON's at
-    its two apical recording sites (datasets/neuron/l5pc.nc, CVODE at 1e-9)."""
+    """The L5PC's bAP protocol (1.9 nA over [295, 300) ms at the soma): V at the somatic peak, the amplitude (peak
+    after the onset minus V just before it) on the cell and against path distance, with NEURON's amplitude in
+    every segment (datasets/neuron/l5pc_bap.nc, CVODE at 1e-9)."""
     cell = l5pc()
     onset = 295.0
     ts = jnp.concatenate([jnp.array([0.0, 290.0]), jnp.arange(294.0, 330.0 + 1e-9, 0.025)])
     clamp = IClamp({"soma[0](0.5)": difflab.Step(1.9, onset, 300.0)})
     traj = difflab.simulate(cell, clamp, ts, dt0=0.0125)
-    soma = np.asarray(traj["V"])[:, 0]  # soma[0] has one compartment, the first
-    peak = float(ts[int(np.argmax(soma))])
-    ref = difflab.datasets.load("neuron/l5pc")
-    V_ref, t_ref = ref["V_bap"].values, ref["time_bap"].values
-    before = np.flatnonzero(t_ref < onset)[-1]
-    ref_amplitude = V_ref[t_ref >= onset].max(axis=0) - V_ref[before]
-    sites = ref["site_distance"].values, ref_amplitude[1:]  # locations: the soma, then the sites in order
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.4), layout="constrained", width_ratios=(1, 1.3))
+    V = np.asarray(traj["V"])
+    peak = float(ts[int(np.argmax(V[:, 0]))])  # soma[0] has one compartment, the first
+    after, before = np.asarray(ts) >= onset, np.flatnonzero(np.asarray(ts) < onset)[-1]
+    amplitude = V[after].max(axis=0) - V[before]
+    ref = difflab.datasets.load("neuron/l5pc_bap")  # segments in the morphology's compartment order
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 6.4), layout="constrained", width_ratios=(1, 1, 1.3))
     difflab.plot.morphology(cell, traj, time=peak, clim=(-80.0, 40.0), ax=left)
-    left.set_title(f"V at the somatic peak, {peak - onset:.3f} ms after the onset")
-    difflab.plot.bap(cell, traj, onset=onset, reference=sites, ax=right)
-    right.set_title("bAP amplitude; squares: NEURON at its recording sites")
+    left.set_title(f"V at the somatic peak, {peak - onset:.2f} ms after the onset")
+    difflab.plot.morphology(cell, amplitude, name="bAP amplitude", units="mV", cmap="magma", ax=middle)
+    middle.set_title("bAP amplitude")
+    difflab.plot.bap(cell, traj, onset=onset, reference=(ref["seg_distance"].values, ref["amplitude"].values), ax=right)
+    right.set_title("bAP amplitude; circles: NEURON (CVODE 1e-9)")
     fig.savefig(OUT / "cells_l5pc_bap.png", dpi=110)
-    print(f"somatic peak {peak:.3f} ms; NEURON's amplitudes at {sites[0]} µm: {sites[1]} mV")
+    error = np.abs(amplitude - ref["amplitude"].values)
+    print(
+        f"somatic peak {peak:.3f} ms; amplitude {amplitude.min():.2f} to {amplitude.max():.2f} mV, against NEURON "
+        f"max |difference| {error.max():.3f} mV (median {np.median(error):.3f})"
+    )
 
 
 if __name__ == "__main__":

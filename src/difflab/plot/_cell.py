@@ -117,8 +117,8 @@ def bap(
             per compartment, with at least one saved time before `onset`.
         onset: the stimulus onset $t_0$ (ms).
         variable: the saved potential (mV).
-        reference: `(distances, amplitudes)` of a reference (µm, mV), e.g. NEURON's at its recording sites,
-            drawn as black squares.
+        reference: `(distances, amplitudes)` of a reference (µm, mV), e.g. NEURON's in every compartment,
+            drawn as open black circles.
         ax: a matplotlib `Axes` to draw into; default a new figure.
 
     Returns:
@@ -147,7 +147,7 @@ def bap(
         if ref_d.ndim != 1 or ref_d.shape != ref_a.shape or not np.isfinite([*ref_d, *ref_a]).all():
             raise ValueError(f"reference must be (distances, amplitudes), finite 1-D arrays of one length; got "
                              f"shapes {ref_d.shape} and {ref_a.shape}")  # fmt: skip
-        ax.scatter(ref_d, ref_a, s=40, marker="s", facecolor="none", edgecolor="black", label="reference")
+        ax.scatter(ref_d, ref_a, s=16, facecolor="none", edgecolor="black", linewidths=0.6, label="reference")
     ax.set_xlabel("path distance from the soma (µm)")
     ax.set_ylabel(label(f"bAP amplitude ({variable} peak − rest)", {"units": units}))
     ax.grid(alpha=0.3)
