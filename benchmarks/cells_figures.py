@@ -17,7 +17,6 @@ from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, 
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.collections import LineCollection
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
 
@@ -29,18 +28,13 @@ def morphology_by_voltage():
     cell = Cell(morph, {"dend": Region(hh, Ra=100.0)})
     ts = jnp.array([0.0, 5.4, 6.6, 7.8])
     V = np.asarray(difflab.simulate(cell, IClamp({"dend[0](0.5)": difflab.Step(0.3, 5.0, 45.0)}), ts)["V"])
-    segments = [np.asarray(s.points)[:, :2] for s in morph.sections]  # x-y projection, one polyline per section
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), layout="constrained")
     for ax, k in zip(axes, (1, 2, 3), strict=True):
-        # nseg 1: one compartment per section, so each section takes its compartment's potential
-        lines = LineCollection(segments, array=V[k, morph.seg_start], cmap="viridis", norm=plt.Normalize(-80, 40))
-        ax.add_collection(lines)
-        ax.autoscale()
-        ax.set_aspect("equal")
+        difflab.plot.morphology(cell, V[k], clim=(-80.0, 40.0), colorbar=False, ax=ax)
         ax.set_title(f"t = {float(ts[k]):.1f} ms")
-        ax.set_xlabel("x (µm)")
-    axes[0].set_ylabel("y (µm)")
-    fig.colorbar(lines, ax=axes, label="V (mV)", shrink=0.8)
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    fig.colorbar(axes[0].collections[0], ax=axes, label="V (mV)", shrink=0.8)
     fig.savefig(OUT / "cells_da1_voltage.png", dpi=110)
 
 

@@ -42,7 +42,7 @@ def test_one_line_per_compartment_on_its_stretch_of_cable():
     np.testing.assert_allclose(pieces[5][-1], [40.0, -100.0])
     np.testing.assert_array_equal(lines.get_array(), VALUES)
     assert lines.get_clim() == (-65.0, 30.0)  # the data's range
-    np.testing.assert_allclose(lines.get_linewidths()[:2], [7.0, 0.7])  # 0.35 pt/µm, at most 7
+    np.testing.assert_allclose(lines.get_linewidths()[:2], [7.0, 0.8])  # 0.35 pt/µm, within 0.8 to 7
     assert ax.figure.axes[1].get_ylabel() == "V (mV)"  # the colour bar
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("x (µm)", "y (µm)")
 
@@ -58,6 +58,15 @@ def test_a_density_in_its_units_with_chosen_limits_and_plane():
     assert lines.get_clim() == (0.0, 0.5)
     assert ax.figure.axes[1].get_ylabel() == "g_leak (mS/cm²)" and ax.get_ylabel() == "z (µm)"
     np.testing.assert_allclose(lines.get_segments()[5][-1], [40.0, 5.0])
+
+
+def test_panels_can_share_one_colour_bar():
+    fig = Figure()
+    axes = fig.subplots(1, 2)
+    for ax, shift in zip(axes, (0.0, 10.0), strict=True):
+        plot.morphology(MORPH, VALUES + shift, clim=(-80.0, 40.0), colorbar=False, ax=ax)
+    assert len(fig.axes) == 2 and axes[1].collections[0].get_label() == "V (mV)"
+    np.testing.assert_array_equal(axes[1].collections[0].get_array(), VALUES + 10.0)
 
 
 def test_a_trajectory_is_drawn_at_the_nearest_saved_time():

@@ -24,7 +24,7 @@ from ._matplotlib import axes_for, label, matplotlib_module
 
 _PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}
 #: line width (points) per µm of diameter, and its bounds: the soma stands out, thin dendrites stay visible
-_WIDTH_PER_UM, _WIDTH_MIN, _WIDTH_MAX = 0.35, 0.4, 7.0
+_WIDTH_PER_UM, _WIDTH_MIN, _WIDTH_MAX = 0.35, 0.8, 7.0
 _REGION_COLOURS = {"soma": "black", "axon": "tab:red", "apic": "tab:blue", "dend": "tab:green"}
 
 
@@ -38,11 +38,12 @@ def morphology(
     clim: tuple[float, float] | None = None,
     cmap: str = "viridis",
     plane: str = "xy",
+    colorbar: bool = True,
     ax: Any = None,
 ) -> Any:
     """Draw a cell's sections in 2-D, coloured by a quantity per compartment (or by region).
 
-    Line widths follow the diameter (0.35 pt per µm, within 0.4–7 pt); the axes are equal in µm.
+    Line widths follow the diameter (0.35 pt per µm, within 0.8–7 pt); the axes are equal in µm.
 
     Args:
         cell: a [`Cell`][difflab.neuron.Cell] (or any model with a `morphology`) or a
@@ -56,6 +57,8 @@ def morphology(
         clim: `(low, high)` of the colour scale; default the range of the values.
         cmap: a matplotlib colour map name.
         plane: the coordinates drawn: `"xy"`, `"xz"` or `"yz"`.
+        colorbar: add a colour bar beside `ax`; `False` for panels that share one
+            (`fig.colorbar(ax.collections[0], ax=axes)`).
         ax: a matplotlib `Axes` to draw into; default a new figure.
 
     Returns:
@@ -84,7 +87,9 @@ def morphology(
         lines.set_array(data)
         lines.set_cmap(cmap)
         lines.set_clim(*_colour_limits(data, clim))
-        ax.figure.colorbar(lines, ax=ax, shrink=0.8, label=label(name, {"units": units}))
+        lines.set_label(label(name, {"units": units}))
+        if colorbar:
+            ax.figure.colorbar(lines, ax=ax, shrink=0.8, label=lines.get_label())
     ax.add_collection(lines)
     ax.autoscale_view()
     ax.set_aspect("equal", adjustable="datalim")
