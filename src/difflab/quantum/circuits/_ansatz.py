@@ -18,7 +18,8 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ._circuit import Circuit
-from ._gates import AbstractGate, DoubleExcitation
+from ._gates import AbstractGate
+from ._givens import DoubleExcitation
 from ._hamiltonians import _check_edges
 from ._standard_gates import CNOT, RX, RY, RZ, ZZ, H, X
 

@@ -72,6 +72,24 @@ class Circuit(eqx.Module):
         """True when the circuit holds a channel (then only `density_matrix` can simulate it)."""
         return any(isinstance(op, AbstractQuantumChannel) for op in self.operations)
 
+    def adjoint(self) -> Circuit:
+        r"""The inverse circuit $U^\dagger = U_1^\dagger \cdots U_m^\dagger$: each gate's `adjoint()`, in reverse order.
+
+        Rotations come back with their angles negated (still leaves, so gradients flow), fixed gates as their named
+        inverse, `Unitary` as its conjugate transpose. A noise channel or a non-unitary gate (a leaking pulse)
+        has no inverse and is refused by its position.
+        """
+        for i, op in enumerate(self.operations):
+            if isinstance(op, AbstractQuantumChannel):
+                raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}), which has no inverse")
+            if not op.unitary:
+                raise ValueError(f"operations[{i}] ({type(op).__name__}) is not unitary and has no inverse")
+        return Circuit(self.n_wires, [op.adjoint() for op in reversed(self.operations)])
+
+    def inverse(self) -> Circuit:
+        """The inverse circuit (Qiskit's name for `adjoint`)."""
+        return self.adjoint()
+
     def statevector(self, psi0: ArrayLike | None = None, *, scan: bool = True) -> Array:
         """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels.
 
