@@ -44,6 +44,7 @@ from ._optimize import vqe as vqe
 from ._pauli import PauliSum as PauliSum
 from ._pauli import expectation as expectation
 from ._pulse import PulseGate as PulseGate
+from ._qasm import from_qasm as from_qasm
 from ._relaxation import Reset as Reset
 from ._relaxation import ThermalRelaxation as ThermalRelaxation
 from ._standard_gates import CH as CH

@@ -22,6 +22,7 @@ from ._apply import as_wires, is_concrete
 from ._channels import AbstractQuantumChannel
 from ._density import evolve_density
 from ._gates import AbstractGate
+from ._qasm_gates import to_qasm
 from ._schedule import run
 
 #: Tolerance on the norm / trace of a user initial state.
@@ -89,6 +90,15 @@ class Circuit(eqx.Module):
     def inverse(self) -> Circuit:
         """The inverse circuit (Qiskit's name for `adjoint`)."""
         return self.adjoint()
+
+    def to_qasm(self, version: int = 2) -> str:
+        """The circuit as OpenQASM text: version 2 (`qelib1.inc`, `qreg q[n];`) or 3 (`stdgates.inc`, `qubit[n] q;`).
+
+        Gate names and matrices are those of Qiskit's `qelib1.inc` / `stdgates.inc` (see `_qasm_gates`); the
+        qubit `q[j]` is wire j. Operations without a standard name are refused by position; `from_qasm` reads
+        the text back.
+        """
+        return to_qasm(self.n_wires, self.operations, version)
 
     def statevector(self, psi0: ArrayLike | None = None, *, scan: bool = True) -> Array:
         """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels.
