@@ -21,6 +21,7 @@ from .._complex import as_complex
 from ._apply import as_wires, is_concrete
 from ._channels import AbstractQuantumChannel
 from ._density import evolve_density
+from ._draw import draw_text, glyphs, moments
 from ._gates import AbstractGate
 from ._qasm_gates import to_qasm
 from ._schedule import run
@@ -90,6 +91,25 @@ class Circuit(eqx.Module):
     def inverse(self) -> Circuit:
         """The inverse circuit (Qiskit's name for `adjoint`)."""
         return self.adjoint()
+
+    def draw(self) -> str:
+        """A text wire diagram (also `str(circuit)`): ● control, ⊕ controlled-X target, × swap, boxes by name.
+
+        Example: `print(Circuit(2, [H(0), CNOT(0, 1)]))` gives
+        ```text
+        q0: ──H──●──
+                 │
+        q1: ─────⊕──
+        ```
+        """
+        return draw_text(self.n_wires, self.operations)
+
+    def __str__(self) -> str:
+        return self.draw()
+
+    def moments(self) -> list[list[tuple[object, dict[int, str]]]]:
+        """The diagram's columns: for each, its operations with their glyph on each wire (for drawing)."""
+        return [[(self.operations[i], glyphs(self.operations[i])) for i in col] for col in moments(self.operations)]
 
     def to_qasm(self, version: int = 2) -> str:
         """The circuit as OpenQASM text: version 2 (`qelib1.inc`, `qreg q[n];`) or 3 (`stdgates.inc`, `qubit[n] q;`).
