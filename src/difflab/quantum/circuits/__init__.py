@@ -35,7 +35,8 @@ from ._hamiltonians import h2_hamiltonian as h2_hamiltonian
 from ._hamiltonians import maxcut_brute_force as maxcut_brute_force
 from ._hamiltonians import maxcut_hamiltonian as maxcut_hamiltonian
 from ._hamiltonians import tfim_hamiltonian as tfim_hamiltonian
-from ._measure import measure as measure
+from ._matrix_observables import Hermitian as Hermitian
+from ._matrix_observables import Projector as Projector
 from ._measure import probabilities as probabilities
 from ._measure import sample as sample
 from ._optimize import VariationalResult as VariationalResult
@@ -47,6 +48,10 @@ from ._pulse import PulseGate as PulseGate
 from ._qasm import from_qasm as from_qasm
 from ._relaxation import Reset as Reset
 from ._relaxation import ThermalRelaxation as ThermalRelaxation
+from ._results import measure as measure
+from ._shots import ShotEstimate as ShotEstimate
+from ._shots import estimate_expectation as estimate_expectation
+from ._shots import qubitwise_groups as qubitwise_groups
 from ._standard_gates import CH as CH
 from ._standard_gates import CNOT as CNOT
 from ._standard_gates import CRX as CRX
