@@ -11,6 +11,8 @@ matplotlib.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -21,8 +23,10 @@ from ._givens import DoubleExcitation, SingleExcitation
 from ._relaxation import Reset, ThermalRelaxation
 from ._u3 import U3
 
-_CHANNELS = {AmplitudeDamping: ("AD", "gamma"), Dephasing: ("PD", "gamma"), Depolarizing: ("DP", "p"),
-             TwoQubitDepolarizing: ("DP", "p"), ThermalRelaxation: ("TR", "time")}  # fmt: skip
+_CHANNELS: dict[type, tuple[str, str]] = {
+    AmplitudeDamping: ("AD", "gamma"), Dephasing: ("PD", "gamma"), Depolarizing: ("DP", "p"),
+    TwoQubitDepolarizing: ("DP", "p"), ThermalRelaxation: ("TR", "time"),
+}  # fmt: skip
 _GATE_NAMES = {"ISWAP": "iSWAP", "ISWAPdg": "iSWAP†", "Sdg": "S†", "Tdg": "T†", "SXdg": "√X†", "SX": "√X"}
 
 
@@ -56,10 +60,12 @@ def glyphs(op) -> dict[int, str]:
         return dict.fromkeys(op.wires, "×")
     if isinstance(op, Gate):
         return dict.fromkeys(op.wires, _GATE_NAMES.get(op.name, op.name))
-    named = {PauliRotation: lambda g: _label(f"R{g.pauli}", g.theta), PhaseShift: lambda g: _label("P", g.phi),
-             U3: lambda g: _label("U3", g.theta, g.phi, g.lam), SingleExcitation: lambda g: _label("G", g.theta),
-             DoubleExcitation: lambda g: _label("G2", g.theta), Unitary: lambda g: "U", Reset: lambda g: "|0⟩",
-             ReadoutError: lambda g: "RO"}  # fmt: skip
+    named: dict[type, Callable[[Any], str]] = {
+        PauliRotation: lambda g: _label(f"R{g.pauli}", g.theta), PhaseShift: lambda g: _label("P", g.phi),
+        U3: lambda g: _label("U3", g.theta, g.phi, g.lam), SingleExcitation: lambda g: _label("G", g.theta),
+        DoubleExcitation: lambda g: _label("G2", g.theta), Unitary: lambda g: "U", Reset: lambda g: "|0⟩",
+        ReadoutError: lambda g: "RO",
+    }  # fmt: skip
     if type(op) in named:
         return dict.fromkeys(op.wires, named[type(op)](op))
     if type(op) in _CHANNELS:

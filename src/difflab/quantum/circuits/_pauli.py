@@ -261,7 +261,7 @@ def _ket_value(psi: Array, string: str) -> Array:
     return jnp.sum(jnp.real(jnp.conj(view) * apply_string(view, "".join(on_view))))
 
 
-def expectation(observable: PauliSum, state: ArrayLike) -> Array:
+def expectation(observable: PauliSum | AbstractMatrixObservable, state: ArrayLike) -> Array:
     r"""The expectation value $\langle H\rangle$, real, in the coefficients' units (or of a `Hermitian`/`Projector`).
 
     $\langle H\rangle = \sum_t c_t \langle\psi|P_t|\psi\rangle$ (state vector, shape (2ⁿ,)) or
