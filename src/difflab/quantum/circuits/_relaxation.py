@@ -48,10 +48,10 @@ def _times(t1: ArrayLike, t2: ArrayLike, time: ArrayLike) -> tuple[Array, Array,
             if not np.isfinite(x) or x < 0 or (name != "time" and x == 0):
                 bound = ">= 0" if name == "time" else "> 0"
                 raise ValueError(f"{name} must be a finite scalar time {bound}; got {v!r}")
-        a, b = float(np.asarray(t1)), float(np.asarray(t2))
-        if b > 2 * a:
-            raise ValueError(f"t2 must be <= 2 t1 = {2 * a:g} (a T2 beyond 2 T1 is not a physical channel); "
-                             f"got t2 = {b:g}")  # fmt: skip
+        t1_, t2_ = float(np.asarray(t1)), float(np.asarray(t2))
+        if t2_ > 2 * t1_:
+            raise ValueError(f"t2 must be <= 2 t1 = {2 * t1_:g} (a T2 beyond 2 T1 is not a physical channel); "
+                             f"got t2 = {t2_:g}")  # fmt: skip
         return jnp.asarray(t1, float), jnp.asarray(t2, float), jnp.asarray(time, float)
     a, b, t = (jnp.asarray(v, dtype=float) for v in values.values())
     ok = (a > 0) & (b > 0) & (t >= 0) & (b <= 2 * a)  # traced: flagged when the program runs (NaN fails too)
