@@ -60,7 +60,8 @@ def test_random_circuits_round_trip(version, seed):
     text = circuit.to_qasm(version=version)
     back = qc.from_qasm(text)
     assert back.n_wires == circuit.n_wires and len(back.operations) == len(circuit.operations)
-    np.testing.assert_allclose(back.statevector(), circuit.statevector(), rtol=0, atol=1e-12)
+    # gate by gate: a random circuit has no repeated layers for `scan` to find, and compiles slowly as one program
+    np.testing.assert_allclose(back.statevector(scan=False), circuit.statevector(scan=False), rtol=0, atol=1e-12)
     assert back.to_qasm(version=version) == text  # angles written with repr read back bit for bit
 
 

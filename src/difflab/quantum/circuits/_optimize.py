@@ -28,6 +28,7 @@ import xarray as xr
 from jaxtyping import Array
 
 from ._adjoint import Gradient, energy
+from ._circuit import Circuit
 from ._pauli import PauliSum
 
 
@@ -115,7 +116,7 @@ def _run(cost, optimizer, steps, params0):
 
 def vqe(
     hamiltonian: PauliSum,
-    ansatz: Callable[[Array], object],
+    ansatz: Callable[[Array], Circuit],
     params0: Array,
     *,
     optimizer: optax.GradientTransformation | None = None,
@@ -140,7 +141,7 @@ class _Energy(eqx.Module):
     """θ ↦ E(θ) for `vqe`: the coefficients are leaves (traced), the strings, ansatz and gradient mode static."""
 
     hamiltonian: PauliSum
-    ansatz: Callable[[Array], object] = eqx.field(static=True)
+    ansatz: Callable[[Array], Circuit] = eqx.field(static=True)
     gradient: Gradient = eqx.field(static=True)
 
     def __call__(self, theta: Array) -> Array:
