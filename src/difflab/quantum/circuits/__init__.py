@@ -18,22 +18,25 @@ from ._channels import Dephasing as Dephasing
 from ._channels import Depolarizing as Depolarizing
 from ._channels import Kraus as Kraus
 from ._channels import ReadoutError as ReadoutError
+from ._channels import TwoQubitDepolarizing as TwoQubitDepolarizing
 from ._chemistry import h2_vqe_curve as h2_vqe_curve
 from ._circuit import Circuit as Circuit
 from ._circuit import zero_state as zero_state
 from ._gates import AbstractGate as AbstractGate
 from ._gates import Controlled as Controlled
-from ._gates import DoubleExcitation as DoubleExcitation
 from ._gates import Gate as Gate
 from ._gates import PauliRotation as PauliRotation
 from ._gates import PhaseShift as PhaseShift
 from ._gates import Unitary as Unitary
+from ._givens import DoubleExcitation as DoubleExcitation
+from ._givens import SingleExcitation as SingleExcitation
 from ._hamiltonians import h2_data as h2_data
 from ._hamiltonians import h2_hamiltonian as h2_hamiltonian
 from ._hamiltonians import maxcut_brute_force as maxcut_brute_force
 from ._hamiltonians import maxcut_hamiltonian as maxcut_hamiltonian
 from ._hamiltonians import tfim_hamiltonian as tfim_hamiltonian
-from ._measure import measure as measure
+from ._matrix_observables import Hermitian as Hermitian
+from ._matrix_observables import Projector as Projector
 from ._measure import probabilities as probabilities
 from ._measure import sample as sample
 from ._optimize import VariationalResult as VariationalResult
@@ -42,10 +45,20 @@ from ._optimize import vqe as vqe
 from ._pauli import PauliSum as PauliSum
 from ._pauli import expectation as expectation
 from ._pulse import PulseGate as PulseGate
+from ._qasm import from_qasm as from_qasm
+from ._relaxation import Reset as Reset
+from ._relaxation import ThermalRelaxation as ThermalRelaxation
+from ._results import measure as measure
+from ._shots import ShotEstimate as ShotEstimate
+from ._shots import estimate_expectation as estimate_expectation
+from ._shots import qubitwise_groups as qubitwise_groups
+from ._standard_gates import CH as CH
 from ._standard_gates import CNOT as CNOT
 from ._standard_gates import CRX as CRX
 from ._standard_gates import CRY as CRY
 from ._standard_gates import CRZ as CRZ
+from ._standard_gates import CSWAP as CSWAP
+from ._standard_gates import CY as CY
 from ._standard_gates import CZ as CZ
 from ._standard_gates import ISWAP as ISWAP
 from ._standard_gates import RX as RX
@@ -61,11 +74,15 @@ from ._standard_gates import H as H
 from ._standard_gates import I as I
 from ._standard_gates import Phase as Phase
 from ._standard_gates import S as S
+from ._standard_gates import Sdg as Sdg
+from ._standard_gates import SXdg as SXdg
 from ._standard_gates import T as T
+from ._standard_gates import Tdg as Tdg
 from ._standard_gates import Toffoli as Toffoli
 from ._standard_gates import X as X
 from ._standard_gates import Y as Y
 from ._standard_gates import Z as Z
+from ._u3 import U3 as U3
 
 
 def __getattr__(name: str):

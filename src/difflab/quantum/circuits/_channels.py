@@ -5,8 +5,14 @@ A channel maps $\rho \to \sum_k K_k \rho K_k^\dagger$ with $\sum_k K_k^\dagger K
 Conventions follow PennyLane's `default.mixed` (and Nielsen & Chuang, ch. 8.3): amplitude damping
 $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, $K_1 = \sqrt\gamma\,|0\rangle\langle 1|$; dephasing (phase damping)
 $K_0 = \mathrm{diag}(1, \sqrt{1-\gamma})$, $K_1 = \mathrm{diag}(0, \sqrt\gamma)$, so coherences shrink by
-$\sqrt{1-\gamma}$; depolarising $\sqrt{1-p}\,I$, $\sqrt{p/3}\,\{X, Y, Z\}$. Probabilities are dimensionless in [0, 1];
-for a gate of duration $t$ on a qubit with $T_1$, $\gamma = 1 - e^{-t/T_1}$.
+$\sqrt{1-\gamma}$; depolarising $\sqrt{1-p}\,I$, $\sqrt{p/3}\,\{X, Y, Z\}$ (two-qubit: $\sqrt{1-p}\,I$ and the 15
+other Pauli products with $\sqrt{p/15}$). Probabilities are dimensionless in [0, 1]; for a gate of duration $t$ on
+a qubit with $T_1$, $\gamma = 1 - e^{-t/T_1}$.
+
+Qiskit writes the depolarising channel on k qubits as $\rho \to (1-\lambda)\rho + \lambda\,\mathrm{Tr}(\rho)\,
+I/2^k$ (`depolarizing_error(λ, k)`). Since the 4ᵏ Pauli products $P$ satisfy $\sum_P P\rho P = 2^k \mathrm{Tr}(\rho) I$,
+difflab's $p$ is the same channel with $\lambda = \frac{4^k}{4^k - 1}\,p$: $\lambda = 4p/3$ on one qubit,
+$16p/15$ on two.
 """
 
 from __future__ import annotations
@@ -150,6 +156,28 @@ class Depolarizing(AbstractQuantumChannel):
     def kraus(self) -> Array:
         paulis = jnp.asarray(np.stack([PAULIS[c] for c in "IXYZ"]))
         weights = jnp.stack([1 - self.p, self.p / 3, self.p / 3, self.p / 3])
+        amplitudes = as_complex(jnp.sqrt(weights))
+        return amplitudes[:, None, None] * paulis.astype(amplitudes.dtype)
+
+
+class TwoQubitDepolarizing(AbstractQuantumChannel):
+    r"""Two-qubit depolarising channel: each of the 15 Pauli products other than $I \otimes I$ with probability p/15.
+
+    $\rho \to (1 - \tfrac{16}{15}p)\,\rho + \tfrac{16}{15}p\,\mathrm{Tr}(\rho)\,I/4$: Qiskit's
+    `depolarizing_error(λ, 2)` with $\lambda = 16p/15$ (cirq's `depolarize(p, n_qubits=2)`).
+    """
+
+    p: Array
+    wires: tuple[int, ...] = eqx.field(static=True)
+
+    def __init__(self, p: ArrayLike, wires):
+        self.p, self.wires = _probability(p, "p"), as_wires("wires", wires)
+        if len(self.wires) != 2:
+            raise ValueError(f"wires of TwoQubitDepolarizing must hold 2 wires; got {self.wires!r}")
+
+    def kraus(self) -> Array:
+        paulis = jnp.asarray(np.stack([np.kron(PAULIS[a], PAULIS[b]) for a in "IXYZ" for b in "IXYZ"]))
+        weights = jnp.concatenate([(1 - self.p)[None], jnp.full(15, self.p / 15)])
         amplitudes = as_complex(jnp.sqrt(weights))
         return amplitudes[:, None, None] * paulis.astype(amplitudes.dtype)
 

@@ -21,7 +21,9 @@ from .._complex import as_complex
 from ._apply import as_wires, is_concrete
 from ._channels import AbstractQuantumChannel
 from ._density import evolve_density
+from ._draw import draw_text, glyphs, moments
 from ._gates import AbstractGate
+from ._qasm_gates import to_qasm
 from ._schedule import run
 
 #: Tolerance on the norm / trace of a user initial state.
@@ -71,6 +73,52 @@ class Circuit(eqx.Module):
     def noisy(self) -> bool:
         """True when the circuit holds a channel (then only `density_matrix` can simulate it)."""
         return any(isinstance(op, AbstractQuantumChannel) for op in self.operations)
+
+    def adjoint(self) -> Circuit:
+        r"""The inverse circuit $U^\dagger = U_1^\dagger \cdots U_m^\dagger$: each gate's `adjoint()`, in reverse order.
+
+        Rotations come back with their angles negated (still leaves, so gradients flow), fixed gates as their named
+        inverse, `Unitary` as its conjugate transpose. A noise channel or a non-unitary gate (a leaking pulse)
+        has no inverse and is refused by its position.
+        """
+        for i, op in enumerate(self.operations):
+            if isinstance(op, AbstractQuantumChannel):
+                raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}), which has no inverse")
+            if not op.unitary:
+                raise ValueError(f"operations[{i}] ({type(op).__name__}) is not unitary and has no inverse")
+        return Circuit(self.n_wires, [op.adjoint() for op in reversed(self.operations)])
+
+    def inverse(self) -> Circuit:
+        """The inverse circuit (Qiskit's name for `adjoint`)."""
+        return self.adjoint()
+
+    def draw(self) -> str:
+        """A text wire diagram (also `str(circuit)`): ● control, ⊕ controlled-X target, × swap, boxes by name.
+
+        Example: `print(Circuit(2, [H(0), CNOT(0, 1)]))` gives
+        ```text
+        q0: ──H──●──
+                 │
+        q1: ─────⊕──
+        ```
+        """
+        return draw_text(self.n_wires, self.operations)
+
+    def __str__(self) -> str:
+        return self.draw()
+
+    def moments(self) -> list[list[tuple[object, dict[int, str]]]]:
+        """The diagram's columns: for each, its operations with their glyph on each wire (for drawing)."""
+        return [[(self.operations[i], glyphs(self.operations[i])) for i in col] for col in moments(self.operations)]
+
+    def to_qasm(self, version: int = 2) -> str:
+        """The circuit as OpenQASM text: version 2 (`qelib1.inc`, `qreg q[n];`) or 3 (`stdgates.inc`, `qubit[n] q;`).
+
+        Gate names and matrices are those of Qiskit's `qelib1.inc` / `stdgates.inc` (see `_qasm_gates`); the
+        qubit `q[j]` is wire j. Operations without a standard name are refused by position; `from_qasm` reads
+        the text back.
+        """
+        return to_qasm(self.n_wires, self.operations, version)
 
     def statevector(self, psi0: ArrayLike | None = None, *, scan: bool = True) -> Array:
         """The final state vector (2ⁿ,) from `psi0` (default |0…0⟩); refuses circuits with channels.

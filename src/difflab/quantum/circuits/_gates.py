@@ -17,7 +17,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from .._complex import as_complex
-from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, is_concrete
+from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, dagger, is_concrete
 
 _S2 = 1 / np.sqrt(2)
 PAULIS = {
@@ -30,17 +30,18 @@ FIXED = {
     **PAULIS,
     "H": np.array([[_S2, _S2], [_S2, -_S2]], dtype=complex),
     "S": np.diag([1, 1j]),
+    "Sdg": np.diag([1, -1j]),
     "T": np.diag([1, np.exp(0.25j * np.pi)]),
+    "Tdg": np.diag([1, np.exp(-0.25j * np.pi)]),
     "SX": 0.5 * np.array([[1 + 1j, 1 - 1j], [1 - 1j, 1 + 1j]]),
+    "SXdg": 0.5 * np.array([[1 - 1j, 1 + 1j], [1 + 1j, 1 - 1j]]),
     "SWAP": np.eye(4, dtype=complex)[[0, 2, 1, 3]],
     "ISWAP": np.array([[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]),
+    "ISWAPdg": np.array([[1, 0, 0, 0], [0, 0, -1j, 0], [0, -1j, 0, 0], [0, 0, 0, 1]]),
 }
-#: DoubleExcitation(θ) = _DE_REST + cos(θ/2) _DE_COS + sin(θ/2) _DE_SIN (|0011> is index 3, |1100> index 12).
-_DE_COS = np.zeros((16, 16), dtype=complex)
-_DE_COS[3, 3] = _DE_COS[12, 12] = 1
-_DE_SIN = np.zeros((16, 16), dtype=complex)
-_DE_SIN[12, 3], _DE_SIN[3, 12] = 1, -1
-_DE_REST = np.eye(16, dtype=complex) - _DE_COS
+#: The inverse of each fixed gate by name (the others are their own inverse: I, X, Y, Z, H, SWAP).
+FIXED_INVERSE = {"S": "Sdg", "T": "Tdg", "SX": "SXdg", "ISWAP": "ISWAPdg"}
+FIXED_INVERSE.update({v: k for k, v in FIXED_INVERSE.items()})
 #: Tolerance of the unitarity check on user matrices, max |U†U − 1| (float64 round-off is ~1e-15).
 UNITARY_ATOL = 1e-8
 
@@ -54,6 +55,10 @@ class AbstractGate(eqx.Module):
     routine with $K^\dagger$ to undo the gate and with $K^T$ to carry the cotangent back, so every gate that can
     be applied can also be run backwards. `unitary` is False for gates that are not unitary (a pulse gate with
     leakage); the adjoint method refuses those, as it undoes a gate by applying $K^\dagger$.
+
+    `adjoint()` returns the inverse gate $U^\dagger$ as a gate of the same kind where one exists: a rotation with
+    its angle negated, a fixed gate's named inverse (S → Sdg), a controlled gate with its base inverted, the
+    conjugate transpose of a `Unitary`.
     """
 
     wires: eqx.AbstractVar[tuple[int, ...]]
@@ -62,6 +67,10 @@ class AbstractGate(eqx.Module):
     @abc.abstractmethod
     def matrix(self) -> Array:
         """The 2ᵏ × 2ᵏ matrix on `wires` (first wire most significant)."""
+
+    def adjoint(self) -> AbstractGate:
+        r"""The inverse gate $U^\dagger$ (so that `adjoint()` after the gate is the identity)."""
+        raise TypeError(f"{type(self).__name__} has no adjoint gate: it is not unitary")
 
     def kernel(self) -> Array:
         """The matrix that `apply_kernel` contracts with the state (default: `matrix()`)."""
@@ -85,7 +94,7 @@ class AbstractGate(eqx.Module):
 
 
 class Gate(AbstractGate):
-    """A fixed gate by name: I, X, Y, Z, H, S, T, SX (one wire), SWAP, ISWAP (two wires)."""
+    """A fixed gate by name: I, X, Y, Z, H, S, Sdg, T, Tdg, SX, SXdg (one wire), SWAP, ISWAP, ISWAPdg (two wires)."""
 
     name: str = eqx.field(static=True)
     wires: tuple[int, ...] = eqx.field(static=True)
@@ -101,6 +110,10 @@ class Gate(AbstractGate):
 
     def matrix(self) -> Array:
         return jnp.asarray(FIXED[self.name])
+
+    def adjoint(self) -> Gate:
+        """The named inverse (S ↔ Sdg, T ↔ Tdg, SX ↔ SXdg, ISWAP ↔ ISWAPdg); the other fixed gates are Hermitian."""
+        return Gate(FIXED_INVERSE.get(self.name, self.name), self.wires)
 
     def kernel(self) -> np.ndarray:  # type: ignore[override]
         """The constant matrix as NumPy, so that its zeros and ones are known while tracing (see `_apply`)."""
@@ -133,6 +146,10 @@ class PauliRotation(AbstractGate):
         cos, sin = as_complex(jnp.cos(half)), as_complex(jnp.sin(half))
         return cos * jnp.eye(p.shape[0], dtype=cos.dtype) - 1j * sin * jnp.asarray(p, dtype=cos.dtype)
 
+    def adjoint(self) -> PauliRotation:
+        r"""$e^{+i\theta P/2}$: the same rotation by $-\theta$."""
+        return PauliRotation(-self.theta, self.pauli, self.wires)
+
 
 class PhaseShift(AbstractGate):
     r"""$\mathrm{diag}(1, e^{i\phi})$ on one wire, `phi` in radians."""
@@ -150,30 +167,8 @@ class PhaseShift(AbstractGate):
         phase = jnp.exp(1j * as_complex(self.phi))
         return jnp.diag(jnp.stack([jnp.ones_like(phase), phase]))
 
-
-class DoubleExcitation(AbstractGate):
-    r"""Givens rotation of $|0011\rangle$ and $|1100\rangle$ on four wires (identity elsewhere).
-
-    $|0011\rangle \to \cos\frac\theta2 |0011\rangle + \sin\frac\theta2 |1100\rangle$,
-    $|1100\rangle \to \cos\frac\theta2 |1100\rangle - \sin\frac\theta2 |0011\rangle$.
-
-    Applied to the Hartree–Fock state $|1100\rangle$ it spans the exact two-electron singlet ground state of H₂ in a
-    minimal basis (Jordan–Wigner). Reference: Arrazola et al., Quantum 6, 742 (2022).
-    """
-
-    theta: Array
-    wires: tuple[int, ...] = eqx.field(static=True)
-
-    def __init__(self, theta: ArrayLike, wires):
-        self.theta = as_angle(theta, "theta")
-        self.wires = as_wires("wires", wires)
-        if len(self.wires) != 4:
-            raise ValueError(f"wires of DoubleExcitation must hold 4 wires; got {self.wires!r}")
-
-    def matrix(self) -> Array:
-        c, s = as_complex(jnp.cos(0.5 * self.theta)), as_complex(jnp.sin(0.5 * self.theta))
-        parts = [jnp.asarray(m, dtype=c.dtype) for m in (_DE_REST, _DE_COS, _DE_SIN)]
-        return parts[0] + c * parts[1] + s * parts[2]
+    def adjoint(self) -> PhaseShift:
+        return PhaseShift(-self.phi, self.wires[0])
 
 
 class Controlled(AbstractGate):
@@ -210,6 +205,10 @@ class Controlled(AbstractGate):
         rest = np.kron(np.eye(2**k) - projector, np.eye(m.shape[0]))
         return jnp.asarray(rest, dtype=m.dtype) + jnp.kron(jnp.asarray(projector, dtype=m.dtype), m)
 
+    def adjoint(self) -> Controlled:
+        """The same controls on the base gate's adjoint."""
+        return Controlled(self.base.adjoint(), self.controls, self.values)
+
     def kernel(self) -> Array:
         """The base gate's kernel (its matrix), applied on the control slice only."""
         return self.base.kernel()
@@ -243,6 +242,10 @@ class Unitary(AbstractGate):
 
     def matrix(self) -> Array:
         return self.matrix_
+
+    def adjoint(self) -> Unitary:
+        """The conjugate transpose on the same wires."""
+        return Unitary(dagger(self.matrix_), self.wires)
 
 
 def as_angle(value: ArrayLike, name: str) -> Array:

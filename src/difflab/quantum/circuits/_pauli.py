@@ -23,6 +23,7 @@ from jaxtyping import Array, ArrayLike
 
 from ._apply import is_concrete, view_shape
 from ._gates import PAULIS
+from ._matrix_observables import AbstractMatrixObservable
 
 #: Z strings are summed by one product with a sign table over this many trailing wires (2⁸ × T entries).
 Z_LOW_WIRES = 8
@@ -260,8 +261,8 @@ def _ket_value(psi: Array, string: str) -> Array:
     return jnp.sum(jnp.real(jnp.conj(view) * apply_string(view, "".join(on_view))))
 
 
-def expectation(observable: PauliSum, state: ArrayLike) -> Array:
-    r"""The expectation value $\langle H\rangle$, real, in the coefficients' units.
+def expectation(observable: PauliSum | AbstractMatrixObservable, state: ArrayLike) -> Array:
+    r"""The expectation value $\langle H\rangle$, real, in the coefficients' units (or of a `Hermitian`/`Projector`).
 
     $\langle H\rangle = \sum_t c_t \langle\psi|P_t|\psi\rangle$ (state vector, shape (2ⁿ,)) or
     $\sum_t c_t \mathrm{Tr}(P_t\rho)$ (density matrix, shape (2ⁿ, 2ⁿ)).
@@ -269,8 +270,12 @@ def expectation(observable: PauliSum, state: ArrayLike) -> Array:
     Strings over {I, Z} are summed from the probabilities at once; every other string costs one fused pass over the
     state (`apply_string`: reversals and phases, no dense matrix). See `term_values`.
     """
+    if isinstance(observable, AbstractMatrixObservable):
+        if np.ndim(state) not in (1, 2):
+            raise ValueError(f"state must be a state vector or a density matrix; got shape {np.shape(state)}")
+        return observable.expectation(jnp.asarray(state))
     if not isinstance(observable, PauliSum):
-        raise TypeError(f"observable must be a PauliSum; got {type(observable).__name__}")
+        raise TypeError(f"observable must be a PauliSum, Hermitian or Projector; got {type(observable).__name__}")
     n = observable.n_wires
     if np.shape(state) not in ((2**n,), (2**n, 2**n)):
         raise ValueError(f"state must have shape {(2**n,)} or {(2**n, 2**n)} for Pauli strings of length {n}; "

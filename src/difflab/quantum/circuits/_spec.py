@@ -13,7 +13,7 @@ from typing import Any
 from . import _standard_gates as g
 from ._channels import AmplitudeDamping, Dephasing, Depolarizing
 from ._circuit import Circuit
-from ._gates import DoubleExcitation
+from ._givens import DoubleExcitation
 
 _MAKERS: dict[str, Callable[..., Any]] = {
     "Hadamard": g.H, "PauliX": g.X, "PauliY": g.Y, "PauliZ": g.Z, "S": g.S, "T": g.T, "SX": g.SX,

@@ -1,8 +1,9 @@
 r"""Constructors of the standard gates (PennyLane / QuTiP conventions, angles in radians).
 
-One-qubit: `I`, `X`, `Y`, `Z`, `H`, `S`, `T`, `SX`, `RX`, `RY`, `RZ` ($e^{-i\theta P/2}$), `Phase` ($\mathrm{diag}(1,
-e^{i\phi})$). Two-qubit: `CNOT`, `CZ`, `SWAP`, `ISWAP`, `CRX`, `CRY`, `CRZ`, `CPhase`, and the Ising couplings `XX`,
-`YY`, `ZZ` ($e^{-i\theta P\otimes P/2}$). Three-qubit: `Toffoli`; any number of controls: `Controlled`.
+One-qubit: `I`, `X`, `Y`, `Z`, `H`, `S`, `Sdg`, `T`, `Tdg`, `SX`, `SXdg`, `RX`, `RY`, `RZ` ($e^{-i\theta P/2}$),
+`Phase` ($\mathrm{diag}(1, e^{i\phi})$). Two-qubit: `CNOT`, `CY`, `CZ`, `CH`, `SWAP`, `ISWAP`, `CRX`, `CRY`, `CRZ`,
+`CPhase`, and the Ising couplings `XX`, `YY`, `ZZ` ($e^{-i\theta P\otimes P/2}$). Three-qubit: `Toffoli`, `CSWAP`
+(Fredkin); any number of controls: `Controlled`. The first wire given is the control (Qiskit's and PennyLane's order).
 """
 
 from __future__ import annotations
@@ -42,14 +43,29 @@ def S(wire: int) -> Gate:
     return Gate("S", wire)
 
 
+def Sdg(wire: int) -> Gate:
+    """Inverse phase gate S† = diag(1, −i) on `wire`."""
+    return Gate("Sdg", wire)
+
+
 def T(wire: int) -> Gate:
     """π/8 gate diag(1, e^{iπ/4}) on `wire`."""
     return Gate("T", wire)
 
 
+def Tdg(wire: int) -> Gate:
+    """Inverse π/8 gate T† = diag(1, e^{−iπ/4}) on `wire`."""
+    return Gate("Tdg", wire)
+
+
 def SX(wire: int) -> Gate:
-    """Square root of X on `wire`."""
+    """Square root of X, ½[[1+i, 1−i], [1−i, 1+i]], on `wire` (SX² = X)."""
     return Gate("SX", wire)
+
+
+def SXdg(wire: int) -> Gate:
+    """Inverse square root of X, ½[[1−i, 1+i], [1+i, 1−i]], on `wire`."""
+    return Gate("SXdg", wire)
 
 
 def SWAP(wire0: int, wire1: int) -> Gate:
@@ -102,6 +118,16 @@ def CNOT(control: int, target: int) -> Controlled:
     return Controlled(X(target), control)
 
 
+def CY(control: int, target: int) -> Controlled:
+    """Controlled Y."""
+    return Controlled(Y(target), control)
+
+
+def CH(control: int, target: int) -> Controlled:
+    """Controlled Hadamard."""
+    return Controlled(H(target), control)
+
+
 def CZ(control: int, target: int) -> Controlled:
     """Controlled Z."""
     return Controlled(Z(target), control)
@@ -130,3 +156,8 @@ def CPhase(phi: ArrayLike, control: int, target: int) -> Controlled:
 def Toffoli(control0: int, control1: int, target: int) -> Controlled:
     """Doubly controlled X (CCNOT)."""
     return Controlled(X(target), (control0, control1))
+
+
+def CSWAP(control: int, target0: int, target1: int) -> Controlled:
+    """Controlled SWAP (Fredkin): swaps `target0` and `target1` where `control` is 1."""
+    return Controlled(SWAP(target0, target1), control)
