@@ -99,7 +99,11 @@ def sweep(
         "chunk_size": str(chunk_size),
         # everything else that defines a point's result: a chunk of another problem is never reused
         "problem_fingerprint": tree_fingerprint(
-            model, protocol, np.asarray(ts), {k: callable_identity(f) + u for k, (f, u) in obs.items()}, ensemble_kwargs,
+            model,
+            protocol,
+            np.asarray(ts),
+            {k: callable_identity(f) + u for k, (f, u) in obs.items()},
+            ensemble_kwargs,
             *(("forward-mode derivatives",) if derivatives else ()),
         ),
     }
