@@ -9,7 +9,8 @@ S_{T,i} = \frac{1}{V}\,\frac{1}{2n}\sum_{j}\bigl(f_A^{(j)} - f_{A_B^{(i)}}^{(j)}
 (Saltelli et al. 2010, table 2, (b) and (f); M. J. W. Jansen, "Analysis of variance designs for model output",
 Comput. Phys. Commun. 117 (1999) 35-43). $S_i$ is the share of $V$ that $x_i$ explains alone, $S_{T,i}$ the share
 it takes part in with any interaction. Confidence intervals are percentile bootstraps over the n base rows (each
-resample keeps a row's A, B and A_B^(i) together).
+resample keeps a row's A, B and A_B^(i) together). The outputs are centred on their mean over all points first:
+$S_i$'s estimator is not invariant to a shift of f, and the centring removes the mean's share of its variance.
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def sobol_analyze(
     values = outputs(result)
     first, total, first_ci, total_ci, variance = [], [], [], [], []
     for y in values.values():
-        fa, fb, fab = design.blocks(y)
+        # centred on the mean of all points: S_i's estimator is not shift-invariant, and a large mean of f would
+        # add its own noise (the expectation is unchanged; SALib centres the same way)
+        fa, fb, fab = design.blocks(y - y.mean())
         all_rows = np.arange(design.n)[None]
         first.append(_first_order(fa, fb, fab, all_rows)[0])
         total.append(_total(fa, fb, fab, all_rows)[0])
