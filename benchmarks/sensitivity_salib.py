@@ -95,8 +95,10 @@ def run_salib(path: str) -> None:
     problem = {"num_vars": 3, "names": NAMES, "bounds": [list(b) for b in BOUNDS.values()]}
     first, total = exact()
     print(f"SALib {version('SALib')}; Ishigami a = {A}, b = {B}")
-    print("| n | solves | max abs difference S1 / ST (SALib - difflab) | max abs error vs exact S1 / ST | "
-          "mean CI width S1 SALib / difflab |")
+    print(
+        "| n | solves | max abs difference S1 / ST (SALib - difflab) | max abs error vs exact S1 / ST | "
+        "mean CI width S1 SALib / difflab |"
+    )
     print("|---|---|---|---|---|")
     for n in SIZES:
         y = salib_order(data[f"y_{n}"], n, 3)
@@ -106,12 +108,16 @@ def run_salib(path: str) -> None:
         e1 = np.abs(data[f"first_order_{n}"] - first).max()
         et = np.abs(data[f"total_{n}"] - total).max()
         width = np.diff(data[f"first_order_ci_{n}"], axis=-1).mean()
-        print(f"| 2^{int(np.log2(n))} | {5 * n} | {d1:.1e} / {dt:.1e} | {e1:.4f} / {et:.4f} | "
-              f"{2 * res['S1_conf'].mean():.4f} / {width:.4f} |")
+        print(
+            f"| 2^{int(np.log2(n))} | {5 * n} | {d1:.1e} / {dt:.1e} | {e1:.4f} / {et:.4f} | "
+            f"{2 * res['S1_conf'].mean():.4f} / {width:.4f} |"
+        )
     res = morris.analyze(problem, data["morris_x"], data["morris_y"], num_levels=4, num_resamples=1000, seed=1)
     diffs = {k: np.abs(np.asarray(res[k]) - data[f"morris_{k}"]).max() for k in ("mu", "mu_star", "sigma")}
-    print(f"Morris r = {R}, 4 levels: max abs difference mu {diffs['mu']:.1e}, mu* {diffs['mu_star']:.1e}, "
-          f"sigma {diffs['sigma']:.1e}; mu* difflab {np.round(data['morris_mu_star'], 3)}")
+    print(
+        f"Morris r = {R}, 4 levels: max abs difference mu {diffs['mu']:.1e}, mu* {diffs['mu_star']:.1e}, "
+        f"sigma {diffs['sigma']:.1e}; mu* difflab {np.round(data['morris_mu_star'], 3)}"
+    )
 
 
 if __name__ == "__main__":
