@@ -241,7 +241,7 @@ def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:
         shape = (*design.shape, *da.shape[1:])
         data = da.data.reshape(shape)
         reshaped[var] = xr.Variable((*names, *da.dims[1:]), data, da.attrs)
-    coords = {name: (name, values, ds[name].attrs) for name, values in design.values.items()}
+    coords: dict[str, tuple] = {name: (name, values, ds[name].attrs) for name, values in design.values.items()}
     if "parameter" in ds.coords:  # the derivatives' axis
         coords["parameter"] = ("parameter", ds["parameter"].values)
     return xr.Dataset(reshaped, coords=coords, attrs=ds.attrs)

@@ -16,7 +16,7 @@ _DEFAULTS = (("first_order", "total"), ("mu_star",), ("total_bound",), ("nu",))
 def sensitivity(ds: xr.Dataset, output: str | None = None, indices: Any = None, *, ax: Any = None) -> Any:
     """Bar chart of the sensitivity indices of one output, one group of bars per parameter, CIs as error bars.
 
-    Draws what [`difflab.sensitivity`][] returns: by default the first-order and total Sobol' indices
+    Draws what `difflab.sensitivity` returns: by default the first-order and total Sobol' indices
     (`sobol_indices`), `mu_star` (`morris`) or `total_bound` (`dgsm`). An index `name` with a `name_ci` variable
     (dim `bound`: low, high) gets that interval as its error bar.
 

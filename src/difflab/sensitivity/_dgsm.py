@@ -16,6 +16,7 @@ bound is small. $\overline{|\partial f/\partial x_i|}$ is reported too (`mean_ab
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,7 +97,7 @@ def dgsm_analyze(
         f = values[output]
         stats["nu"].append(np.mean(grads**2, axis=0))
         stats["mean_abs"].append(np.mean(np.abs(grads), axis=0))
-        low, high = bootstrap(lambda rows, g=grads: np.mean(g[rows] ** 2, axis=1), len(f), resamples, confidence, seed)
+        low, high = bootstrap(functools.partial(_mean_square, grads), len(f), resamples, confidence, seed)
         stats["nu_ci"].append(np.stack([low, high], axis=-1))
         variance.append(np.var(f, ddof=1))
         # a constant output has no variance to share out: its bound is 0 where nu is 0 and infinite elsewhere
@@ -108,6 +109,11 @@ def dgsm_analyze(
     ds["variance"] = ("output", np.array(variance))
     ds["total_bound"].attrs["long_name"] = "upper bound on the total Sobol' index, (b - a)^2 nu / (pi^2 V)"
     return ds
+
+
+def _mean_square(grads: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The mean squared partials of the resampled `rows` (shape (batch, n)): shape (batch, parameters)."""
+    return np.mean(grads[rows] ** 2, axis=1)
 
 
 def _partials(result: xr.Dataset, names: list[str]) -> dict[str, np.ndarray]:

@@ -15,6 +15,7 @@ $S_i$'s estimator is not invariant to a shift of f, and the centring removes the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,7 +89,11 @@ def sobol_analyze(
     check_count("resamples", resamples, 100, "bootstrap resamples for a percentile interval")
     check_confidence(confidence)
     values = outputs(result)
-    first, total, first_ci, total_ci, variance = [], [], [], [], []
+    first: list[np.ndarray] = []
+    total: list[np.ndarray] = []
+    first_ci: list[np.ndarray] = []
+    total_ci: list[np.ndarray] = []
+    variance: list[float] = []
     for y in values.values():
         # centred on the mean of all points: S_i's estimator is not shift-invariant, and a large mean of f would
         # add its own noise (the expectation is unchanged; SALib centres the same way)
@@ -97,8 +102,7 @@ def sobol_analyze(
         first.append(_first_order(fa, fb, fab, all_rows)[0])
         total.append(_total(fa, fb, fab, all_rows)[0])
         for estimator, cis in ((_first_order, first_ci), (_total, total_ci)):
-            blocks = (fa, fb, fab)
-            low_high = bootstrap(lambda r, e=estimator, b=blocks: e(*b, r), design.n, resamples, confidence, seed)
+            low_high = bootstrap(functools.partial(estimator, fa, fb, fab), design.n, resamples, confidence, seed)
             cis.append(np.stack(low_high, axis=-1))
         variance.append(np.var(np.concatenate([fa, fb])))
     attrs = {"method": "Sobol' indices: first order Saltelli 2010, total Jansen 1999; percentile bootstrap",
