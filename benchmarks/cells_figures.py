@@ -1,6 +1,7 @@
-"""Figures of docs/cells.md: a real morphology coloured by membrane potential, and traces along a dendrite.
+"""Figures of docs/cells.md: real morphologies coloured by membrane potential, traces along a dendrite, and the
+L5 pyramidal cell's back-propagating action potential against NEURON's.
 
-python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about a minute on one CPU core)
+python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about two minutes on one CPU core)
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ import matplotlib
 import numpy as np
 
 import difflab
-from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, read_swc
+from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, l5pc, read_swc
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.collections import LineCollection
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
 
@@ -28,18 +28,13 @@ def morphology_by_voltage():
     cell = Cell(morph, {"dend": Region(hh, Ra=100.0)})
     ts = jnp.array([0.0, 5.4, 6.6, 7.8])
     V = np.asarray(difflab.simulate(cell, IClamp({"dend[0](0.5)": difflab.Step(0.3, 5.0, 45.0)}), ts)["V"])
-    segments = [np.asarray(s.points)[:, :2] for s in morph.sections]  # x-y projection, one polyline per section
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), layout="constrained")
     for ax, k in zip(axes, (1, 2, 3), strict=True):
-        # nseg 1: one compartment per section, so each section takes its compartment's potential
-        lines = LineCollection(segments, array=V[k, morph.seg_start], cmap="viridis", norm=plt.Normalize(-80, 40))
-        ax.add_collection(lines)
-        ax.autoscale()
-        ax.set_aspect("equal")
+        difflab.plot.morphology(cell, V[k], clim=(-80.0, 40.0), colorbar=False, ax=ax)
         ax.set_title(f"t = {float(ts[k]):.1f} ms")
-        ax.set_xlabel("x (µm)")
-    axes[0].set_ylabel("y (µm)")
-    fig.colorbar(lines, ax=axes, label="V (mV)", shrink=0.8)
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    fig.colorbar(axes[0].collections[0], ax=axes, label="V (mV)", shrink=0.8)
     fig.savefig(OUT / "cells_da1_voltage.png", dpi=110)
 
 
@@ -69,8 +64,38 @@ def traces_along_dendrite():
     fig.savefig(OUT / "cells_ball_and_stick_traces.png", dpi=110)
 
 
+def l5pc_bap():
+    """The L5PC's bAP protocol (1.9 nA over [295, 300) ms at the soma): V at the somatic peak, the amplitude (peak
+    after the onset minus V just before it) on the cell and against path distance, with NEURON's amplitude in
+    every segment (datasets/neuron/l5pc_bap.nc, CVODE at 1e-9)."""
+    cell = l5pc()
+    onset = 295.0
+    ts = jnp.concatenate([jnp.array([0.0, 290.0]), jnp.arange(294.0, 330.0 + 1e-9, 0.025)])
+    clamp = IClamp({"soma[0](0.5)": difflab.Step(1.9, onset, 300.0)})
+    traj = difflab.simulate(cell, clamp, ts, dt0=0.0125)
+    V = np.asarray(traj["V"])
+    peak = float(ts[int(np.argmax(V[:, 0]))])  # soma[0] has one compartment, the first
+    after, before = np.asarray(ts) >= onset, np.flatnonzero(np.asarray(ts) < onset)[-1]
+    amplitude = V[after].max(axis=0) - V[before]
+    ref = difflab.datasets.load("neuron/l5pc_bap")  # segments in the morphology's compartment order
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 6.4), layout="constrained", width_ratios=(1, 1, 1.3))
+    difflab.plot.morphology(cell, traj, time=peak, clim=(-80.0, 40.0), ax=left)
+    left.set_title(f"V at the somatic peak, {peak - onset:.2f} ms after the onset")
+    difflab.plot.morphology(cell, amplitude, name="bAP amplitude", units="mV", cmap="magma", ax=middle)
+    middle.set_title("bAP amplitude")
+    difflab.plot.bap(cell, traj, onset=onset, reference=(ref["seg_distance"].values, ref["amplitude"].values), ax=right)
+    right.set_title("bAP amplitude; circles: NEURON (CVODE 1e-9)")
+    fig.savefig(OUT / "cells_l5pc_bap.png", dpi=110)
+    error = np.abs(amplitude - ref["amplitude"].values)
+    print(
+        f"somatic peak {peak:.3f} ms; amplitude {amplitude.min():.2f} to {amplitude.max():.2f} mV, against NEURON "
+        f"max |difference| {error.max():.3f} mV (median {np.median(error):.3f})"
+    )
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
+    l5pc_bap()
     traces_along_dendrite()
     morphology_by_voltage()
     print("wrote", *sorted(p.name for p in OUT.glob("cells_*.png")))

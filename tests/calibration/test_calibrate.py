@@ -176,3 +176,12 @@ def test_data_of_one_sample_is_refused_by_name():
     data = decay_data()
     with pytest.raises(ValueError, match=r"data must hold at least 2 time samples to be fitted; got 1"):
         fit({"time": data["time"][:1], "y": data["y"][:1]})
+
+
+def test_progress_in_a_log_is_a_few_plain_lines(capfd):
+    """`progress=True` off a terminal (a batch job's log): plain lines, the last one with the step and the loss."""
+    result = fit(decay_data(), run=difflab.RunOptions(progress=True))
+    err = [line for line in capfd.readouterr().err.splitlines() if line.startswith("calibrate: ")]
+    assert "\r" not in "".join(err) and 1 <= len(err) <= 3  # one per 5 s at most, and the last step's
+    steps = int(result.history.sizes["step"])
+    assert err[-1].startswith(f"calibrate: {steps}/25 [") and "loss " in err[-1]

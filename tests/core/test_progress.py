@@ -53,3 +53,39 @@ def test_nothing_on_a_terminal_when_false():
 def test_bad_progress_is_named():
     with pytest.raises(TypeError, match="progress must be True, False or None; got 'yes'"):
         Progress(1, "solve", progress="yes")
+
+
+def test_lines_at_most_every_interval_and_always_the_last(capsys):
+    """Many short stages (a fit's steps): with `every`, a line at most that often, and one for the last stage."""
+    with Progress(200, "calibrate", progress=True, unit="step", every=3600.0) as bar:
+        for k in range(200):
+            bar.advance(f"loss {k}")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("calibrate: 200/200 [") and err[0].endswith("s] loss 199")
+
+
+def test_a_resumed_count_and_notes():
+    out = Terminal()
+    with Progress(10, "calibrate", progress=True, file=out, initial=7) as bar:
+        bar.note("Dask dashboard: http://127.0.0.1:8787/status")
+        bar.advance()
+        assert bar.shown and bar.done == 8
+    text = out.getvalue()
+    assert "8/10" in text and "Dask dashboard: http://127.0.0.1:8787/status" in text
+
+
+def test_notes_in_a_log_and_nothing_when_off(capsys):
+    with Progress(1, "sweep", progress=True) as bar:
+        bar.note("dashboard")
+    with Progress(1, "sweep", progress=False) as quiet:
+        quiet.note("dashboard")
+        assert not quiet.shown
+    assert capsys.readouterr().err.splitlines() == ["dashboard"]
+
+
+def test_work_that_ends_early_still_reports_where_it_stopped(capsys):
+    with Progress(200, "calibrate", progress=True, every=3600.0) as bar:
+        for k in range(17):  # a fit that converged after 17 of 200 steps
+            bar.advance(f"loss {k}")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("calibrate: 17/200 [") and err[0].endswith("loss 16")

@@ -12,6 +12,7 @@ import pytest
 from _systems import Relaxation
 
 import difflab
+from difflab.core import _backend
 from difflab.neuron import HodgkinHuxley
 
 FIXED = diffrax.ConstantStepSize()
@@ -35,6 +36,19 @@ def test_hh_default_solver_equals_diffrax_loop(dtype, atol):
     for name in scan.ys:
         np.testing.assert_allclose(scan.ys[name], loop.ys[name], rtol=0, atol=atol)
     np.testing.assert_array_equal(scan.ts, loop.ts)
+
+
+def test_unrolled_scan_equals_one_step_per_iteration(monkeypatch):
+    """The accelerators' scan (several steps per loop iteration, 384 steps not a multiple of 5) gives the same
+    trajectory as the CPU's one step per iteration, to rounding."""
+    model = HodgkinHuxley.squid_axon()
+    plain = difflab.simulate(model, STEP, HH_TS)
+    monkeypatch.setattr(_backend, "ACCELERATOR_SCAN_UNROLL", 5)
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert _backend.scan_unroll() == 5
+    unrolled = difflab.simulate(model, STEP, HH_TS)
+    assert dict(unrolled.provenance)["loop"] == "scan" and int(unrolled.stats["num_steps"]) == 384
+    np.testing.assert_allclose(unrolled.ys["V"], plain.ys["V"], rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("solver", [diffrax.Tsit5(), difflab.UnrolledTsit5(), diffrax.Heun()])
@@ -145,8 +159,6 @@ def test_loop_argument_is_checked():
 
 
 def test_backend_picks_loop_solver_and_strategy(monkeypatch):
-    from difflab.core import _backend
-
     assert (_backend.default_loop("cpu"), _backend.default_loop("gpu"), _backend.default_loop("tpu")) == (
         "scan", "scan", "scan")  # fmt: skip
     # on the CPU a large state saved several times per step keeps diffrax's loop (it evaluates only owned saves)
@@ -159,7 +171,8 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
     dense_saves = difflab.simulate(batch, STEP, HH_TS[:401])  # 0.025 ms saves, 5/64 ms steps: 4 per step
     assert dict(dense_saves.provenance)["loop"] == "while"
     assert isinstance(_backend.default_solver("cpu"), difflab.UnrolledTsit5)
-    assert type(_backend.default_solver("gpu")) is diffrax.Tsit5
+    assert isinstance(_backend.default_solver("gpu"), difflab.UnrolledTsit5)  # faster on an H200 too
+    assert (_backend.scan_unroll("cpu"), _backend.scan_unroll("gpu")) == (1, _backend.ACCELERATOR_SCAN_UNROLL)
     strategy = difflab.default_strategy
     assert strategy("gpu", adaptive=True, state_size=7200) == "vmap"
     assert strategy("cpu", adaptive=True, state_size=7200) == "map"
@@ -168,7 +181,7 @@ def test_backend_picks_loop_solver_and_strategy(monkeypatch):
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
     traj = difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41])
     assert dict(traj.provenance)["loop"] == "scan"
-    assert dict(difflab.simulate(Relaxation(), None, HH_TS[:41]).provenance)["solver"] == "Tsit5"
+    assert dict(difflab.simulate(Relaxation(), None, HH_TS[:41]).provenance)["solver"] == "UnrolledTsit5"
     assert strategy(adaptive=True, state_size=7200) == "vmap"
     monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
     assert dict(difflab.simulate(HodgkinHuxley.squid_axon(), STEP, HH_TS[:41]).provenance)["loop"] == "scan"

@@ -148,3 +148,33 @@ def test_bad_simulation_input_is_refused_through_the_cell():
         difflab.simulate(model.replace(gNa=-1.0), None, TS)
     with pytest.raises(ValueError, match="y0 must be a dict with keys"):
         difflab.simulate(model, None, TS, y0={"V": jnp.asarray(-65.0)})
+
+
+def test_currents_in_nA_with_a_membrane_area():
+    """NEURON's one-segment soma, L = diam = 18.8 µm (area pi L diam = 1110.36 µm²): 0.1 nA is 1e5 × 0.1 / area
+    = 9.0061 µA/cm². The IClamp and the density step give the same trajectory to rounding, under the default
+    solver and under diffrax's Tsit5 (the vector field)."""
+    area = np.pi * 18.8 * 18.8
+    cell = _with_area(area)
+    clamp = difflab.neuron.IClamp({"soma(0.5)": difflab.Step(0.1, 1.0, 4.0)})
+    density = difflab.Step(1e5 * 0.1 / area, 1.0, 4.0)
+    assert float(cell.stimulus_density(clamp, 2.0)) == pytest.approx(9.00605, rel=1e-5)
+    for kwargs in ({}, {"solver": diffrax.Tsit5(), "dt0": 0.01}):
+        a = difflab.simulate(cell, clamp, TS, **kwargs).ys["V"]
+        b = difflab.simulate(HodgkinHuxley.squid_axon(), density, TS, **kwargs).ys["V"]
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-11)
+        assert float(a[-1] - a[0]) > 5.0  # the current depolarised the cell
+    two = difflab.neuron.IClamp({"soma(0.5)": difflab.Step(0.06, 1.0, 4.0), "soma(0.2)": difflab.Step(0.04, 1.0, 4.0)})
+    assert float(cell.stimulus_density(two, 2.0)) == pytest.approx(9.00605, rel=1e-5)  # one compartment: they add
+
+
+def _with_area(area):
+    return HodgkinHuxley.squid_axon(area=area)
+
+
+def test_an_iclamp_needs_the_area_and_the_area_must_be_positive():
+    clamp = difflab.neuron.IClamp({"soma(0.5)": difflab.Step(0.1, 1.0, 4.0)})
+    with pytest.raises(ValueError, match=r"an IClamp gives currents in nA.*pass area= \(µm²"):
+        difflab.simulate(HodgkinHuxley.squid_axon(), clamp, TS)
+    with pytest.raises(ValueError, match=r"area must be > 0 um\^2"):
+        _with_area(-5.0)

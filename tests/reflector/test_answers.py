@@ -93,6 +93,9 @@ def test_cli_check_reports_feasibility(tmp_path, geometry, q2, solution):
     path = rf.write_solution_xlsx(tmp_path / "result.xlsx", geometry, solution)
     res = CliRunner().invoke(app, ["fast", "check", str(path)])
     assert res.exit_code == 0 and "feasible" in res.output and "receiving ratio" in res.output
+    moved = np.asarray(solution.e) != 0
+    inside = np.asarray(q2.nodes_inside, bool)
+    assert f"nodes adjusted: {moved.sum()}, of which {(moved & inside).sum()} of the 692 in the aperture" in res.output
     book = openpyxl.load_workbook(path)
     book["促动器顶端伸缩量"]["B2"] = 0.55  # A0 pushed 0.55 m inward: its six edges shorten too much
     book.save(path)

@@ -23,11 +23,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, PRNGKeyArray
-from tqdm.auto import tqdm
 
 from ..core.internal import (
     AbstractInterpolated,
     AbstractModel,
+    Progress,
     SolveOptions,
     Sum,
     get_path,
@@ -537,7 +537,7 @@ def _run(adapter, problem, members, state, history, steps, checkpoint, every, me
             _checkpoint.save(checkpoint, theta=state["theta"], carry=state["carry"], history=done,
                              step=state["step"], meta=meta)  # fmt: skip
 
-    bar = tqdm(total=steps, initial=state["step"], desc="calibrate", disable=None if progress is None else not progress)
+    bar = Progress(steps, "calibrate", progress, unit="step", initial=state["step"], every=5.0)
     try:
         with _StopRequest() as stop:
             _loop(adapter, problem, members, state, history, steps, every, save, bar, callback, stop)
@@ -597,8 +597,7 @@ def _loop(adapter, problem, members, state, history, steps, every, save, bar, ca
         for name, value in values.items():
             history[f"param__{name}"].append(np.asarray(value))
         state.update(theta=theta, carry=carry, step=state["step"] + 1)
-        bar.update(1)
-        bar.set_postfix(loss=f"{np.nanmin(loss):.4g}", refresh=False)
+        bar.advance(f"loss {np.nanmin(loss):.4g}")
         if callback is not None:
             callback(state["step"], loss)
         if every and state["step"] % every == 0:

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
+from ..core.internal import optional_module
 from ..ensembles.internal import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
 from ._result import Calibration
 
@@ -81,8 +82,7 @@ def _block_task(
     fit: Callable[..., Calibration], token: str, expected: tuple[str, bool], blob: bytes, starts: dict[str, np.ndarray]
 ) -> Calibration:
     """One block of starts on a worker: check the worker once per call, then the ordinary local fit."""
-    from distributed import get_worker
-
+    get_worker = optional_module("distributed", "cluster", "a fit's task on a worker").get_worker
     if token not in _CHECKED:
         refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
         _CHECKED.add(token)

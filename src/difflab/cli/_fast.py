@@ -23,9 +23,15 @@ _ALPHA = typer.Option(help="Source azimuth α in degrees, [0, 360], from +x towa
 _BETA = typer.Option(help="Source elevation β in degrees, [0, 90].")
 
 
-def _pointing(alpha: float, beta: float):
-    from difflab import reflector as rf
+def _reflector():
+    """`difflab.reflector`, imported when a command runs (see the package docstring)."""
+    from difflab import reflector
 
+    return reflector
+
+
+def _pointing(alpha: float, beta: float):
+    rf = _reflector()
     geometry = rf.Geometry.fast()
     try:
         return geometry, rf.Pointing.from_angles(geometry, alpha, beta)
@@ -52,9 +58,9 @@ def solve(
     Writes OUTPUT/solution.nc (all nodes, extensions in m, positive towards the centre) and OUTPUT/result.xlsx
     (the contest's three sheets). Nothing is replaced unless --overwrite is given.
     """
-    from difflab import reflector as rf
     from difflab.io import write_netcdf
 
+    rf = _reflector()
     if objective not in ("ratio", "fit"):
         raise fail(f"--objective must be 'ratio' or 'fit', got {objective!r}")
     if candidates < 1:
@@ -87,8 +93,7 @@ def check(
     beta: Annotated[float, _BETA] = 78.169,
 ) -> None:
     """Check a result file: node ids, travel, the 0.07 % edge rule, and its receiving ratio."""
-    from difflab import reflector as rf
-
+    rf = _reflector()
     geometry, pointing = _pointing(alpha, beta)
     if not result.is_file():
         raise fail(f"RESULT {str(result)!r} is not a file")
@@ -101,6 +106,9 @@ def check(
     eta = float(rf.receiving_ratio(geometry, e, pointing, n=rf.CONVERGED_SAMPLES))
     typer.echo(f"constraints (nodes on their radial lines, fixed cables): {report}")
     typer.echo(f"constraints (nodes moving with their actuators): {rigid}")
-    typer.echo(f"receiving ratio: {100 * eta:.2f} %  (nodes adjusted: {int(np.sum(e != 0))})")
+    moved = np.asarray(e) != 0
+    inside = np.asarray(pointing.nodes_inside, bool)
+    typer.echo(f"receiving ratio: {100 * eta:.2f} %  (nodes adjusted: {int(moved.sum())}, of which "
+               f"{int((moved & inside).sum())} of the {int(inside.sum())} in the aperture)")  # fmt: skip
     if not (report.feasible and rigid.feasible):
         raise typer.Exit(1)

@@ -34,6 +34,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._backend import scan_unroll
+
 #: Adjoints the scan differentiates itself (reverse mode through the scan, or forward mode).
 SCAN_ADJOINTS = (diffrax.RecursiveCheckpointAdjoint, diffrax.DirectAdjoint, diffrax.ForwardMode)
 
@@ -187,7 +189,7 @@ def scan_solve(
 
     carry = (y0, state0, diffrax.RESULTS.successful, buffer)
     xs = (t_start, t_end, jnp.asarray(starts), jnp.asarray(times))
-    (_, _, result, out), _ = jax.lax.scan(body, carry, xs)
+    (_, _, result, out), _ = jax.lax.scan(body, carry, xs, unroll=min(scan_unroll(), grid.shape[0] - 1))
     ys = jax.tree.map(lambda o: o[: ts.shape[0]], out)
     if throw:
         failed = jnp.logical_not(result == diffrax.RESULTS.successful)

@@ -33,20 +33,30 @@ class Progress:
         progress: `True`, `None` or `False`, as in the module's docstring.
         unit: the name of one stage in the bar.
         file: where to write (default `sys.stderr`, looked up when the helper is made).
+        initial: stages already done (a resumed fit starts its count there).
+        every: the least time (s) between two plain lines; the last stage always gets its line. For many short
+            stages (the steps of a fit) a log then reads one line every few seconds, not one per stage.
     """
 
     def __init__(self, total: int, desc: str, progress: bool | None = True, *, unit: str = "stage",
-                 file: IO[str] | None = None) -> None:  # fmt: skip
+                 file: IO[str] | None = None, initial: int = 0, every: float = 0.0) -> None:  # fmt: skip
         if progress not in (True, False, None):
             raise TypeError(f"progress must be True, False or None; got {progress!r}")
-        self.total, self.desc, self.done = int(total), desc, 0
+        self.total, self.desc, self.done, self.every = int(total), desc, int(initial), float(every)
         self.file = sys.stderr if file is None else file
-        self._start = time.perf_counter()
+        self._start = self._last_line = time.perf_counter()
         on_terminal = bool(getattr(self.file, "isatty", lambda: False)())
         self._bar: Any = None
         if progress is not False and on_terminal:
-            self._bar = tqdm(total=self.total, desc=desc, unit=unit, file=self.file, dynamic_ncols=True)
+            self._bar = tqdm(total=self.total, initial=self.done, desc=desc, unit=unit, file=self.file,
+                             dynamic_ncols=True)  # fmt: skip
         self._lines = progress is True and not on_terminal
+        self._written, self._message = self.done, ""
+
+    @property
+    def shown(self) -> bool:
+        """Whether anything is written (a bar or lines)."""
+        return self._bar is not None or self._lines
 
     def advance(self, message: str = "", n: int = 1) -> None:
         """Mark `n` more stages done, with a short note on the last one (e.g. an intermediate result)."""
@@ -55,13 +65,30 @@ class Progress:
             self._bar.set_postfix_str(message, refresh=False)
             self._bar.update(n)
         elif self._lines:
-            elapsed = time.perf_counter() - self._start
-            line = f"{self.desc}: {self.done}/{self.total} [{elapsed:.0f} s] {message}".rstrip()
-            print(line, file=self.file, flush=True)
+            now = time.perf_counter()
+            self._message = message
+            if now - self._last_line < self.every and self.done < self.total:
+                return
+            self._line(now)
+
+    def _line(self, now: float) -> None:
+        self._last_line, self._written = now, self.done
+        line = f"{self.desc}: {self.done}/{self.total} [{now - self._start:.0f} s] {self._message}".rstrip()
+        print(line, file=self.file, flush=True)
+
+    def note(self, message: str) -> None:
+        """A line of its own (e.g. where to watch the work), written only when progress is shown."""
+        if self._bar is not None:
+            self._bar.write(message, file=self.file)
+        elif self._lines:
+            print(message, file=self.file, flush=True)
 
     def close(self) -> None:
+        """End the bar; in a log, the line of the last stage if `every` held it back (work that ended early)."""
         if self._bar is not None:
             self._bar.close()
+        elif self._lines and self._written != self.done:
+            self._line(time.perf_counter())
 
     def __enter__(self) -> Progress:
         return self

@@ -31,6 +31,7 @@ from ._deprecated import legacy_keywords as legacy_keywords
 from ._deprecated import warn_moved as warn_moved
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo
+from ._optional import optional_module as optional_module
 from ._options import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._options import SOLVE_FIELDS as SOLVE_FIELDS
 from ._options import SolveOptions as SolveOptions

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..core.internal import Sampled
+from ..core.internal import Sampled, optional_module
 from ._netcdf import DataFileError
 
 
@@ -78,11 +78,9 @@ def read_nwb(
     path = Path(path)
     if not path.is_file():
         raise DataFileError(f"NWB file {str(path)!r} does not exist")
-    try:
-        from pynwb import NWBHDF5IO
-        from pynwb.icephys import CurrentClampSeries, CurrentClampStimulusSeries
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("reading NWB files needs pynwb: pip install 'difflab[nwb]'") from err
+    NWBHDF5IO = optional_module("pynwb", "nwb", "reading NWB files").NWBHDF5IO
+    icephys = optional_module("pynwb.icephys", "nwb", "reading NWB files")
+    CurrentClampSeries, CurrentClampStimulusSeries = icephys.CurrentClampSeries, icephys.CurrentClampStimulusSeries
     try:
         io = NWBHDF5IO(str(path), "r")
         nwb = io.read()

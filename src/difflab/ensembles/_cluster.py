@@ -30,8 +30,8 @@ from typing import Any
 
 import cloudpickle
 import jax
-from tqdm.auto import tqdm
 
+from ..core.internal import Progress, optional_module
 from ..data.internal import write_netcdf
 from ._chunks import chunk_path, finish_chunk, run_chunk
 
@@ -63,10 +63,7 @@ def connect(client: Any, timeout: float | None = None) -> tuple[Any, bool]:
     `timeout`: seconds to wait for the scheduler (default `CONNECT_TIMEOUT_S`).
     """
     timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ImportError("client= needs dask.distributed; install it with: pip install 'difflab[cluster]'") from None
+    Client = optional_module("distributed", "cluster", "client=").Client
     if isinstance(client, Client):
         return client, False
     if not isinstance(client, str):
@@ -171,21 +168,19 @@ def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | No
     A task's own error (a worker's refusal, a failed solve) is raised as it is; a task lost with its workers raises
     `ClusterError` with `lost.format(label)`. Tasks still running when this returns or raises are cancelled.
     """
-    from distributed import as_completed
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
-
+    as_completed = optional_module("distributed", "cluster", "client=").as_completed
+    FutureCancelledError = optional_module("distributed.client", "cluster", "client=").FutureCancelledError
+    KilledWorker = optional_module("distributed.scheduler", "cluster", "client=").KilledWorker
     results = {}
-    bar = tqdm(total=len(futures), desc=desc, disable=None if progress is None else not progress)
-    if not bar.disable:
-        bar.write(f"Dask dashboard: {client.dashboard_link}")
+    bar = Progress(len(futures), desc, progress, unit="task", every=5.0)
+    bar.note(f"Dask dashboard: {client.dashboard_link}")
     try:
         for future in as_completed(futures):
             try:
                 results[futures[future]] = future.result()
             except (KilledWorker, FutureCancelledError) as err:
                 raise ClusterError(f"{lost.format(futures[future])}: {err}") from None
-            bar.update()
+            bar.advance()
     finally:
         client.cancel(list(futures))
         bar.close()
@@ -194,8 +189,7 @@ def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | No
 
 def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:
     """One chunk on a worker: check the worker once per call, unpickle the problem once, compute, publish."""
-    from distributed import get_worker
-
+    get_worker = optional_module("distributed", "cluster", "a sweep's task on a worker").get_worker
     _listen_for_compiles()
     folder = Path(folder)
     worker = get_worker().address

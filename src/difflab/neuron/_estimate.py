@@ -89,7 +89,7 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
         if field is not None:
             unit = eqx.tree_at(operator.attrgetter(field), channel, jnp.ones_like(getattr(channel, field)))
         currents[key] = np.asarray(unit.current(jnp.asarray(Vf), gates))
-    drive = np.asarray(jax.vmap(lambda t: jnp.asarray(protocol(t)))(jnp.asarray(ts[:-1] + dt / 2))) * dt
+    drive = np.asarray(jax.vmap(lambda t: model.stimulus_density(protocol, t))(jnp.asarray(ts[:-1] + dt / 2))) * dt
     trapz = {k: 0.5 * (c[1:] + c[:-1]) * dt for k, c in currents.items()}
     fitted = list(where)
     b = float(model.C) * np.diff(Vf) - drive

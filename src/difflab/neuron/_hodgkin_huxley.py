@@ -25,6 +25,7 @@ from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumCha
 from ._estimate import estimate_conductances
 from ._rates import hh_rates
 from ._solver import RushLarsenCN
+from ._stimulus import IClamp
 from .channels._ions import AbstractConcentration
 
 _GATE_UNITS = "1"
@@ -41,7 +42,10 @@ class HodgkinHuxley(AbstractModel):
     those channels then use the ion's Nernst potential, and channels that read it (`SK_E2`) see it.
 
     The input `I(t)` is the protocol passed to [`difflab.simulate`][] (current density,
-    µA/cm², depolarising when positive). States: `V` (mV) then the gates of each channel in
+    µA/cm², depolarising when positive). With a membrane `area` (µm²) the cell also takes currents in nA, as
+    NEURON's `IClamp` gives them: an [`IClamp`][difflab.neuron.IClamp] protocol adds $10^5 I / A$ µA/cm² per nA
+    (all its locations are this one compartment). NEURON's one-segment soma of length `L` and diameter `diam`
+    (µm) has $A = \pi L\,\mathrm{diam}$. States: `V` (mV) then the gates of each channel in
     order (`m`, `h`, `n` for the squid axon). The channels' rates carry the temperature
     factor (`3^((celsius − 6.3)/10)` for `hh`).
 
@@ -51,6 +55,7 @@ class HodgkinHuxley(AbstractModel):
         celsius: temperature (°C).
         v_init: initial membrane potential (mV); gates start at their steady state there.
         concentrations: `{ion: mechanism}` writing intracellular concentrations (none for the squid axon).
+        area: membrane area (µm²) for stimuli in nA (`IClamp`); `None` (default): current densities only.
 
     Parameters by name: `gNa`, `gK`, `gL` (mS/cm²), `ENa`, `EK`, `EL` (mV), plus
     every dotted path such as `"channels.na.gbar"`; `model.replace(gNa=110.0)`.
@@ -63,6 +68,7 @@ class HodgkinHuxley(AbstractModel):
     celsius: Array
     v_init: Array
     concentrations: dict[str, AbstractConcentration]
+    area: Array | None
     #: Channel keys in the order given (a pytree dict is key-sorted; states keep this order).
     channel_order: tuple[str, ...] = eqx.field(static=True)
 
@@ -96,6 +102,7 @@ class HodgkinHuxley(AbstractModel):
         celsius: ArrayLike = 6.3,
         v_init: ArrayLike = -65.0,
         concentrations: dict[str, AbstractConcentration] | None = None,
+        area: ArrayLike | None = None,
     ):
         if not isinstance(channels, dict) or not channels:
             raise TypeError(f"channels must be a non-empty dict of AbstractChannel; got {type(channels).__name__}")
@@ -114,11 +121,15 @@ class HodgkinHuxley(AbstractModel):
         self.C = as_float(C, "C")
         self.celsius = as_float(celsius, "celsius")
         self.v_init = as_float(v_init, "v_init")
+        self.area = None if area is None else as_float(area, "area")
         self.validate()
 
     @classmethod
-    def squid_axon(cls, dtype: Any = jnp.float64) -> HodgkinHuxley:
-        """The canonical squid-axon cell of NEURON's `hh` at 6.3 °C (`models/.../squid_axon.toml`)."""
+    def squid_axon(cls, dtype: Any = jnp.float64, area: ArrayLike | None = None) -> HodgkinHuxley:
+        """The canonical squid-axon cell of NEURON's `hh` at 6.3 °C (`models/.../squid_axon.toml`).
+
+        With `area` (µm²) it also takes `IClamp` currents in nA.
+        """
         model = cls(
             channels={
                 "na": SodiumChannel(gbar=120.0, E=50.0),
@@ -128,6 +139,7 @@ class HodgkinHuxley(AbstractModel):
             C=1.0,
             celsius=6.3,
             v_init=-65.0,
+            area=area,
         )
         return model.astype(dtype)
 
@@ -247,9 +259,27 @@ class HodgkinHuxley(AbstractModel):
             out[ion] = jnp.asarray(sum(terms)) if terms else jnp.zeros_like(V)
         return out
 
+    def stimulus_density(self, protocol: Any, t: ArrayLike) -> Array:
+        """The protocol's current density at `t` (µA/cm²).
+
+        A density protocol as it is; an `IClamp` (nA) summed over its locations and divided by the membrane area
+        (`1e5 I / area`).
+        """
+        if protocol is None:
+            return jnp.zeros(())
+        if not isinstance(protocol, IClamp):
+            return jnp.asarray(protocol(t))
+        if self.area is None:
+            raise ValueError(
+                "an IClamp gives currents in nA, which a point cell turns into densities by its membrane area: "
+                "pass area= (µm²; NEURON's soma of length L and diameter diam has pi * L * diam), or give the "
+                "stimulus as a density protocol in µA/cm² (difflab.Step(10.0, 5.0, 45.0))"
+            )
+        return 1e5 * jnp.sum(protocol(t), axis=-1) / self.area
+
     def vector_field(self, t, y, args):
         V = y["V"]
-        I = 0.0 if args is None else args(t)
+        I = self.stimulus_density(args, t)
         dV = (I - self.ionic_current(V, y)) / self.C
         dy = {"V": dV}
         for name, (a, b) in self.gate_rates(V, y).items():
@@ -343,6 +373,8 @@ class HodgkinHuxley(AbstractModel):
             if path.endswith(".gbar") or path.endswith(".g"):
                 checks[f"{name} must be >= 0 mS/cm^2"] = (~(value < 0), value)
         checks["C must be > 0 uF/cm^2"] = (~(self.C <= 0), self.C)
+        if self.area is not None:
+            checks["area must be > 0 um^2"] = (~(self.area <= 0), self.area)
         for key, mechanism in self.concentrations.items():
             checks.update(mechanism.physical_checks(f"concentrations.{key}"))
         return checks

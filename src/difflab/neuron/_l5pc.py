@@ -74,7 +74,7 @@ def l5pc(
         A [`Cell`][difflab.neuron.Cell]; its parameters are named as any cell's (`"soma.gbar_NaTs2_t"`,
         `"apic.gbar_Ih"` for the exponential's scale, `"axon.gamma_CaDynamics_E2"`).
 
-    Example:
+    Examples:
         >>> cell = l5pc()  # doctest: +SKIP
         >>> difflab.simulate(cell, IClamp({"soma[0](0.5)": difflab.Step(1.9, 295.0, 300.0)}), ts)  # doctest: +SKIP
     """

@@ -1,4 +1,5 @@
-"""Plots one call away: trajectories, fits, sweeps, sensitivity indices, F–I curves, the reflector, quantum states.
+"""Plots one call away: trajectories, fits, sweeps, sensitivity indices, F–I curves, cells, the reflector, quantum
+states.
 
 Every function draws into a matplotlib `Axes` (or `Figure`) passed as `ax=` / `fig=`, or into a new one, and
 returns it; axes are labelled with names and units read from the data's `units` attributes. matplotlib is imported
@@ -7,6 +8,8 @@ draws its figures with these functions too.
 """
 
 from ._calibration import calibration as calibration
+from ._cell import bap as bap
+from ._cell import morphology as morphology
 from ._fi import fi_curve as fi_curve
 from ._overlay import MODEL_STYLE as MODEL_STYLE
 from ._overlay import REFERENCE_STYLE as REFERENCE_STYLE
