@@ -1,5 +1,4 @@
-"""Plots one call away: trajectories, fits, sweeps, sensitivity indices, F–I curves, cells, the reflector, quantum
-states.
+"""Plots one call away: trajectories, fits, sweeps, sensitivity, F–I curves, cells, the reflector, quantum states.
 
 Every function draws into a matplotlib `Axes` (or `Figure`) passed as `ax=` / `fig=`, or into a new one, and
 returns it; axes are labelled with names and units read from the data's `units` attributes. matplotlib is imported
