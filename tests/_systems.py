@@ -101,3 +101,43 @@ def l5pc_soma_channels() -> dict:
 def l5pc_soma_calcium() -> dict:
     """The somatic calcium pool of the same cell (BluePyOpt's released gamma and decay)."""
     return {"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)}
+
+
+class Ishigami(difflab.AbstractModel):
+    """dy/dt = f(x1, x2, x3), y(0) = 0, so y(1) = f: the Ishigami function as a model that `sweep` can run.
+
+    f = sin x1 + a sin^2 x2 + b x3^4 sin x1 (Ishigami & Homma 1990), x_i uniform on [-pi, pi]; its Sobol'
+    indices and the integrals of its squared partial derivatives are known in closed form (tests/README.md).
+    A constant vector field is integrated exactly by any Runge-Kutta step, so y(1) is f to rounding.
+    """
+
+    x1: jnp.ndarray
+    x2: jnp.ndarray
+    x3: jnp.ndarray
+    a: jnp.ndarray
+    b: jnp.ndarray
+    states = (difflab.StateInfo("y", "1", "integral of f"),)
+    time_units = "s"
+
+    def __init__(self, x1=0.0, x2=0.0, x3=0.0, a=7.0, b=0.1):
+        self.x1, self.x2, self.x3, self.a, self.b = (jnp.asarray(v, dtype=float) for v in (x1, x2, x3, a, b))
+
+    def vector_field(self, t, y, args):
+        s1 = jnp.sin(self.x1)
+        return {"y": s1 + self.a * jnp.sin(self.x2) ** 2 + self.b * self.x3**4 * s1}
+
+    def initial_state(self):
+        return {"y": jnp.zeros(())}
+
+
+# Closed-form sensitivity figures of Ishigami (a = 7, b = 0.1, x_i uniform on [-pi, pi]); Sobol' & Levitan 1999,
+# Saltelli et al. 2008 (Global Sensitivity Analysis: The Primer): V1 = (1 + b pi^4 / 5)^2 / 2, V2 = a^2 / 8, V3 = 0,
+# V13 = 8 b^2 pi^8 / 225, V = V1 + V2 + V13; mean squared partials E[(df/dx1)^2] = (1 + 2 b pi^4 / 5 + b^2 pi^8 / 9)
+# / 2, E[(df/dx2)^2] = a^2 / 2, E[(df/dx3)^2] = 8 b^2 pi^6 / 7.
+ISHIGAMI_BOUNDS = {"x1": (-np.pi, np.pi), "x2": (-np.pi, np.pi), "x3": (-np.pi, np.pi)}
+_V1, _V2, _V13 = 0.5 * (1 + 0.1 * np.pi**4 / 5) ** 2, 7.0**2 / 8, 8 * 0.1**2 * np.pi**8 / 225
+ISHIGAMI_FIRST = np.array([_V1, _V2, 0.0]) / (_V1 + _V2 + _V13)
+ISHIGAMI_TOTAL = np.array([_V1 + _V13, _V2, _V13]) / (_V1 + _V2 + _V13)
+ISHIGAMI_NU = np.array(
+    [0.5 * (1 + 2 * 0.1 * np.pi**4 / 5 + 0.1**2 * np.pi**8 / 9), 7.0**2 / 2, 8 * 0.1**2 * np.pi**6 / 7]
+)

@@ -22,6 +22,7 @@ if "JAX_ENABLE_X64" not in os.environ:
 from . import datasets as datasets
 from . import io as io
 from . import plot as plot
+from . import sensitivity as sensitivity
 from .calibration import MSE as MSE
 from .calibration import AbstractLoss as AbstractLoss
 from .calibration import AbstractTransform as AbstractTransform

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import xarray as xr
 from typer.testing import CliRunner
 
@@ -59,3 +60,34 @@ def test_sweep_names_the_field_of_a_malformed_grid(tmp_path):
         config.write_text(EXAMPLE.read_text().replace(old, new, 1))
         result = CliRunner().invoke(app, ["sweep", str(config)])
         assert result.exit_code == 2 and message in result.output, (new, result.output)
+
+
+SENSITIVITY = EXAMPLE.parent / "sensitivity_hh.toml"
+
+
+def test_sensitivity_table_runs_morris_through_the_chunks(tmp_path):
+    from difflab.sensitivity import Morris, morris_analyze
+
+    text = SENSITIVITY.read_text().replace('method = "sobol"', 'method = "morris"\nr = 2').replace("n = 256", "")
+    text = text.replace("gL = [0.24, 0.36]\n", "").replace("chunk_size = 256", "chunk_size = 4")
+    config = tmp_path / "sens.toml"
+    config.write_text(text)
+    result = CliRunner().invoke(app, ["sweep", str(config)])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "sensitivity_hh"
+    files = sorted(folder.glob("chunk_*.nc"))
+    assert len(files) == 2  # r (d + 1) = 6 points in chunks of 4
+    written = xr.open_dataset(folder / "indices.nc").load()
+    chunks = xr.open_mfdataset(files, combine="nested", concat_dim="sample").load()
+    design = Morris(2, {"gNa": (96.0, 144.0), "gK": (28.8, 43.2)})
+    np.testing.assert_allclose(chunks["gNa"], design.points()["gNa"])  # the design the table describes
+    xr.testing.assert_allclose(written, morris_analyze(chunks, design))
+    again = CliRunner().invoke(app, ["sweep", str(config)])
+    assert again.exit_code == 0 and "wrote 0 chunk file(s) and reused 2" in again.output
+
+
+def test_sensitivity_and_design_tables_exclude_each_other(tmp_path):
+    config = tmp_path / "both.toml"
+    config.write_text(SENSITIVITY.read_text() + '\n[design]\ntype = "sobol"\n')
+    result = CliRunner().invoke(app, ["sweep", str(config)])
+    assert result.exit_code == 2 and "either [design] (a parameter study) or [sensitivity]" in result.output

@@ -178,3 +178,13 @@ def test_sweep_reports_one_line_per_chunk_off_a_terminal(capsys):
     sweep(Decay(), None, TS, Grid(k=[0.1, 0.4, 0.7, 1.0], y0=[1.0, 2.0]), OBS, chunk_size=3, progress=True)
     lines = [line.split("] ")[1] for line in capsys.readouterr().err.splitlines()]
     assert lines == ["chunk 0 (points 0-2)", "chunk 1 (points 3-5)", "chunk 2 (points 6-7)"]
+
+
+def test_derivatives_are_the_exact_partials_of_the_observables():
+    # final = y0 exp(-2 k): d/dk = -2 y0 exp(-2 k), d/dy0 = exp(-2 k); the solve's tolerance bounds the error
+    design = Sobol(8, {"k": (0.1, 1.0), "y0": (1.0, 3.0)}, seed=1)
+    ds = sweep(Decay(), None, TS, design, {"final": final}, chunk_size=5, derivatives=True, rtol=1e-10, atol=1e-10)
+    assert ds["d_final"].dims == ("sample", "parameter") and list(ds["parameter"].values) == ["k", "y0"]
+    k, y0 = ds["k"].values, ds["y0"].values
+    np.testing.assert_allclose(ds["d_final"].sel(parameter="k"), -2 * y0 * np.exp(-2 * k), rtol=1e-8)
+    np.testing.assert_allclose(ds["d_final"].sel(parameter="y0"), np.exp(-2 * k), rtol=1e-8)

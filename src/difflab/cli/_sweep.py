@@ -7,7 +7,8 @@ values or `{start, stop, num}` per name) or `"random"` / `"lhs"` / `"sobol"` (`n
 `[observables]` name = `{kind, variable, window}` with kind `final`, `max`, `min`,
 `mean`, `spike_count` or `firing_rate` (Hz, needs `window = [t0, t1]`); `[output]`
 (`directory` for chunk files, `chunk_size`). `--scheduler ADDRESS` runs the chunks on the
-workers of a Dask cluster (the directory must be shared with them).
+workers of a Dask cluster (the directory must be shared with them). A `[sensitivity]` table in place of
+`[design]` runs a global sensitivity analysis instead (see `_sensitivity.py`; examples/sensitivity_hh.toml).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._common import (
     required,
     resolve_path,
 )
+from ._sensitivity import sensitivity_call
 
 
 def sweep(
@@ -50,7 +52,9 @@ def sweep(
 
     spec, base = read_config(config)
     try:
-        check_keys(spec, {"model", "protocol", "time", "design", "observables", "output"}, "config")
+        check_keys(spec, {"model", "protocol", "time", "design", "sensitivity", "observables", "output"}, "config")
+        if ("design" in spec) == ("sensitivity" in spec):
+            raise ValueError("config needs either [design] (a parameter study) or [sensitivity], not both or neither")
         check_keys(spec.get("time", {}), {"end", "dt"}, "time")
         check_keys(spec.get("output", {}), {"directory", "chunk_size"}, "output")
     except ValueError as err:
@@ -68,18 +72,27 @@ def sweep(
         if not (end > 0 and 0 < dt <= end):
             raise ValueError(f"[time] needs end > 0 and 0 < dt <= end (ms); got end = {end}, dt = {dt}")
         ts = np.linspace(0.0, end, round(end / dt) + 1)
-        design = make_design(required(spec, "design", "config"))
+        if "sensitivity" in spec:
+            run, design, keywords = sensitivity_call(spec["sensitivity"])
+        else:
+            run, design, keywords = run_sweep, make_design(spec["design"]), {}
         table = required(spec, "observables", "config")
         observables = {name: make_observable(name, o, model) for name, o in table.items()}
-        chunk_size = config_int(out, "chunk_size", "output", 1024, minimum=1)
+        keywords["chunk_size"] = config_int(out, "chunk_size", "output", 1024, minimum=1)
         if scheduler is None:
-            ds = run_sweep(model, protocol, ts, design, observables, directory=directory, chunk_size=chunk_size)
+            ds = run(model, protocol, ts, design, observables, directory=directory, **keywords)
         else:
-            ds = _on_scheduler(scheduler, scheduler_timeout, run_sweep, model, protocol, ts, design, observables,
-                               directory=directory.absolute(), chunk_size=chunk_size)  # fmt: skip
+            ds = _on_scheduler(scheduler, scheduler_timeout, run, model, protocol, ts, design, observables,
+                               directory=directory.absolute(), **keywords)  # fmt: skip
+        if "sensitivity" in spec:
+            from difflab import write_netcdf
+
+            write_netcdf(ds, directory / "indices.nc", overwrite=True)  # recomputed from the same chunks
     except (ValueError, KeyError, TypeError) as err:
         raise fail(error_text(err).replace("client: ", "--scheduler: ")) from None
     after = {p.name for p in directory.glob("chunk_*.nc")}
+    if "sensitivity" in spec:
+        typer.echo(f"wrote the indices to {directory / 'indices.nc'}")
     typer.echo(f"wrote {len(after - before)} chunk file(s) and reused {len(after & before)} to {directory}")
     typer.echo(str(ds))
 

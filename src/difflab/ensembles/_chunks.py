@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import diffrax
 import equinox as eqx
 import jax
+import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
 from ..data.internal import dataset_checksum
 from ._ensemble import make_batch, run_ensemble
 
-__all__ = ["chunk_path", "finish_chunk", "run_chunk"]
+__all__ = ["chunk_path", "derivative_name", "finish_chunk", "run_chunk"]
 
 
 def chunk_path(folder: Path, i: int) -> Path:
@@ -31,17 +33,22 @@ def finish_chunk(ds: xr.Dataset, attrs: dict[str, str], i: int) -> xr.Dataset:
     return ds
 
 
-def run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> xr.Dataset:
+def run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs, derivatives=False) -> xr.Dataset:
     """Observables of the points `values` (global indices `idx`) as a Dataset along `sample`.
 
     Every chunk runs `size` members, the last one padded with repeats of its last point, so that
     all chunks share one shape and one compilation (on a cluster: one per worker process); the
-    padding is dropped after the observables.
+    padding is dropped after the observables. With `derivatives`, each observable's partial
+    derivatives with respect to the design's parameters come too (`derivative_chunk`).
     """
     padded = np.concatenate([np.arange(len(idx)), np.full(size - len(idx), len(idx) - 1)])
-    batch = make_batch(model, **{k: v[padded] for k, v in values.items()})
-    full = run_ensemble(batch, protocol, ts, **ensemble_kwargs)
-    results = _observe(full, tuple((name, fn) for name, (fn, _) in obs.items()))
+    chosen = {k: np.asarray(v)[padded] for k, v in values.items()}
+    fns = tuple((name, fn) for name, (fn, _) in obs.items())
+    if derivatives:
+        full, results, partials = _with_partials(model, protocol, ts, chosen, fns, ensemble_kwargs)
+    else:
+        full = run_ensemble(make_batch(model, **chosen), protocol, ts, **ensemble_kwargs)
+        results, partials = _observe(full, fns), {}
     results = {name: np.asarray(value)[: len(idx)] for name, value in results.items()}
     ok, steps = (np.asarray(x)[: len(idx)] for x in (full.succeeded, full.stats["num_steps"]))
     data_vars = {}
@@ -49,13 +56,49 @@ def run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs) -> x
         arr = np.asarray(value)
         dims = ("sample", *(f"{name}_dim{k}" for k in range(arr.ndim - 1)))
         data_vars[name] = xr.Variable(dims, arr, {"units": obs[name][1]} if obs[name][1] else {})
+        if name in partials:
+            d = np.moveaxis(np.asarray(partials[name]), 0, 1)[: len(idx)]  # (parameter, sample) -> (sample, ...)
+            data_vars[derivative_name(name)] = xr.Variable(
+                ("sample", "parameter", *dims[1:]), d, {"long_name": f"d {name} / d parameter"}
+            )
     data_vars["solver_ok"] = xr.Variable(("sample",), ok.astype(np.int8))
     data_vars["num_steps"] = xr.Variable(("sample",), steps)
     units = type(model).parameter_units
-    coords = {"sample": idx}
+    coords: dict = {"sample": idx}
+    if derivatives:
+        coords["parameter"] = list(values)
     for name, v in values.items():
         coords[name] = ("sample", np.asarray(v), {"units": units.get(name, "")})
     return xr.Dataset(data_vars, coords=coords)
+
+
+def derivative_name(observable: str) -> str:
+    """The data variable holding the partial derivatives of `observable` (dims `sample`, `parameter`, ...)."""
+    return f"d_{observable}"
+
+
+def _with_partials(model, protocol, ts, values, fns, ensemble_kwargs):
+    """The ensemble, its observables and their partial derivatives in one forward-mode pass.
+
+    Members are independent, so one tangent per parameter (ones for every member) gives every
+    member's partial derivative at once: the tangents of the `d` parameters ride along the solve
+    together (`jax.vmap` over `jax.jvp`, as `jax.jacfwd` does), and the primal is computed once.
+    The solve is differentiated with `diffrax.ForwardMode` unless another adjoint was chosen.
+    """
+    kwargs = {"adjoint": diffrax.ForwardMode(), **ensemble_kwargs}
+    primals = {k: jnp.asarray(v, dtype=float) for k, v in values.items()}
+    n = len(next(iter(primals.values())))
+    basis = {k: jnp.stack([jnp.full(n, float(j == k)) for j in primals]) for k in primals}
+
+    def observed(v):
+        full = run_ensemble(make_batch(model, **v), protocol, ts, **kwargs)
+        return _observe(full, fns), full
+
+    def along(tangent):
+        return jax.jvp(observed, (primals,), (tangent,), has_aux=True)
+
+    results, partials, full = jax.vmap(along, out_axes=(None, 0, None))(basis)
+    return full, results, partials
 
 
 @eqx.filter_jit

@@ -200,9 +200,10 @@ def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder)
         _PROBLEMS[key] = pickle.loads(blob)
         while len(_PROBLEMS) > _KEEP:
             _PROBLEMS.pop(next(iter(_PROBLEMS)))
-    model, protocol, ts, obs, ensemble_kwargs = _PROBLEMS[key]
+    model, protocol, ts, obs, ensemble_kwargs, derivatives = _PROBLEMS[key]
     before = _REPORT["compiles"]
-    ds = finish_chunk(run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs), attrs, i)
+    ds = run_chunk(model, protocol, ts, values, idx, size, obs, ensemble_kwargs, derivatives)
+    ds = finish_chunk(ds, attrs, i)
     private = folder / f".difflab-{token[:12]}-{socket.gethostname()}-{os.getpid()}"
     _publish(ds, chunk_path(folder, i), private)
     done = {"chunk": i, "token": token, "compiles": _REPORT["compiles"] - before}

@@ -77,8 +77,13 @@ def run_members(
         index = np.minimum(np.arange(start, start + size), n - 1)  # pad the last block with repeats
         out = _mapped(fn, inputs, _take(members, index[order]), strategy, chunk_size, mesh)
         keep = min(size, n - start)
-        parts.append(jax.tree.map(lambda x, k=keep: np.asarray(x)[undeal][:k], out))
-    return jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs)), *parts)
+        parts.append(jax.tree.map(lambda x, k=keep: _host(x)[undeal][:k], out))
+    return jax.tree.map(lambda *xs: jnp.concatenate([jnp.asarray(x) for x in xs]), *parts)
+
+
+def _host(x):
+    """A block's result moved to host memory, unless it is being traced (under `jax.jvp`, for derivatives)."""
+    return x if isinstance(x, jax.core.Tracer) else np.asarray(x)
 
 
 def _take(members, index):

@@ -40,6 +40,7 @@ def sweep(
     client: Any = None,
     progress: bool | None = None,
     options: SolveOptions | None = None,
+    derivatives: bool = False,
     **ensemble_kwargs: Any,
 ) -> xr.Dataset:
     """Evaluate `observables` of `model` driven by `protocol` at every point of `design`.
@@ -65,6 +66,11 @@ def sweep(
         progress: progress over the chunks: `None` (default) a bar on a terminal only; `True` the bar, or one line
             per chunk when stderr is not a terminal (a log); `False` nothing.
         options: a [`SolveOptions`][difflab.SolveOptions] for every point (solver, tolerances, steps).
+        derivatives: also every observable's partial derivatives with respect to the design's
+            parameters, by forward-mode differentiation of the solve (one pass per point carrying one
+            tangent per parameter, `diffrax.ForwardMode` unless `adjoint` is given): data variable
+            `d_<observable>` with dims `("sample", "parameter", ...)`. Observables must then be
+            differentiable (a spike count is piecewise constant: its derivative is 0).
         **ensemble_kwargs: passed to [`run_ensemble`][difflab.run_ensemble] (strategy, devices; the fields of
             `SolveOptions` as keywords, not both ways for one field).
 
@@ -76,6 +82,8 @@ def sweep(
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a whole number >= 1 (points per chunk); got {chunk_size!r}")
     obs = _as_observables(observables)
+    if not isinstance(derivatives, bool):
+        raise TypeError(f"derivatives must be True or False; got {derivatives!r}")
     solve, ensemble_kwargs = split_solve_keywords(ensemble_kwargs)
     ensemble_kwargs.update(merge_options(options, solve, "sweep").keywords())  # one spelling for the fingerprint
     points = design.points()
@@ -91,7 +99,12 @@ def sweep(
         "chunk_size": str(chunk_size),
         # everything else that defines a point's result: a chunk of another problem is never reused
         "problem_fingerprint": tree_fingerprint(
-            model, protocol, np.asarray(ts), {k: callable_identity(f) + u for k, (f, u) in obs.items()}, ensemble_kwargs
+            model,
+            protocol,
+            np.asarray(ts),
+            {k: callable_identity(f) + u for k, (f, u) in obs.items()},
+            ensemble_kwargs,
+            *(("forward-mode derivatives",) if derivatives else ()),
         ),
     }
     if client is not None and directory is None:
@@ -102,12 +115,11 @@ def sweep(
         assert folder is not None  # checked above: a cluster run needs a directory
         folder = Path(os.path.abspath(folder))  # workers may start elsewhere; symlinks are kept (hosts differ)
         todo = [(i, np.arange(s, min(s + chunk_size, n))) for i, s in enumerate(starts) if not _finished(folder, i)]
-        problem = (model, protocol, ts, obs, ensemble_kwargs)
+        problem = (model, protocol, ts, obs, ensemble_kwargs, derivatives)
         run_on_cluster(client, problem, points, todo, min(chunk_size, n), attrs, folder, progress)
     else:
-        chunks = _run_here(
-            model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs
-        )
+        problem = (model, protocol, ts, obs, ensemble_kwargs, derivatives)
+        chunks = _run_here(problem, points, starts, chunk_size, attrs, folder, progress)
     if folder is None:
         result = xr.concat(chunks, dim="sample")
     else:
@@ -117,8 +129,9 @@ def sweep(
     return _as_grid(result, design) if design.is_grid else result
 
 
-def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folder, progress, ensemble_kwargs):
+def _run_here(problem, points, starts, chunk_size, attrs, folder, progress):
     """Run the chunks in this process, one after another; returns them unless they go to `folder`."""
+    model, protocol, ts, obs, ensemble_kwargs, derivatives = problem
     n = len(next(iter(points.values())))
     chunks = []
     with Progress(len(starts), "sweep", progress, unit="chunk") as bar:
@@ -128,7 +141,7 @@ def _run_here(model, protocol, ts, points, starts, chunk_size, obs, attrs, folde
                 bar.advance(f"chunk {i} (points {idx[0]}-{idx[-1]}) already on disk")
                 continue
             values = {k: v[idx] for k, v in points.items()}
-            ds = run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs)
+            ds = run_chunk(model, protocol, ts, values, idx, min(chunk_size, n), obs, ensemble_kwargs, derivatives)
             ds = finish_chunk(ds, attrs, i)
             if folder is None:
                 chunks.append(ds)
@@ -228,5 +241,7 @@ def _as_grid(ds: xr.Dataset, design) -> xr.Dataset:
         shape = (*design.shape, *da.shape[1:])
         data = da.data.reshape(shape)
         reshaped[var] = xr.Variable((*names, *da.dims[1:]), data, da.attrs)
-    coords = {name: (name, values, ds[name].attrs) for name, values in design.values.items()}
+    coords: dict[str, tuple] = {name: (name, values, ds[name].attrs) for name, values in design.values.items()}
+    if "parameter" in ds.coords:  # the derivatives' axis
+        coords["parameter"] = ("parameter", ds["parameter"].values)
     return xr.Dataset(reshaped, coords=coords, attrs=ds.attrs)

@@ -1,4 +1,4 @@
-"""Plots one call away: trajectories, fits, sweeps, F–I curves, cells, the reflector, quantum states, circuits.
+"""Plots one call away: fits, sweeps, sensitivities, F–I curves, cells, the reflector, quantum states, circuits.
 
 Every function draws into a matplotlib `Axes` (or `Figure`) passed as `ax=` / `fig=`, or into a new one, and
 returns it; axes are labelled with names and units read from the data's `units` attributes. matplotlib is imported
@@ -18,5 +18,6 @@ from ._overlay import png_base64 as png_base64
 from ._quantum import bloch as bloch
 from ._quantum import populations as populations
 from ._reflector import reflector as reflector
+from ._sensitivity import sensitivity as sensitivity
 from ._sweep import sweep as sweep
 from ._trajectory import trajectory as trajectory
