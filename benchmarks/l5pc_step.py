@@ -50,7 +50,9 @@ def run(cell, protocol: str, dt: float | None, t_end: float, ref) -> dict:
     want = (ref.V_bap.values if bap else ref.V_step.sel(step_protocol=protocol).values)[keep]
     locations = [str(w) for w in ref.location.values] if bap else [SOMA]
     observe, info = cell.recorder(locations)
-    options = {} if dt is None else {"dt0": dt}
+    step = cell.default_dt0() if dt is None else dt
+    # inside jit the times are traced, so simulate cannot count the fixed steps itself
+    options = {"dt0": step, "max_steps": int(np.ceil(ts[-1] / step)) + 16}
 
     @jax.jit
     def solve(cell, stimulus):

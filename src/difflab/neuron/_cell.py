@@ -537,7 +537,7 @@ class Cell(AbstractModel):
         the smallest such `k ≥ 0`, with the largest ratio over all compartments `i` (the stiffest compartment
         limits the step of the whole tree, whose Crank–Nicolson update couples them). Powers of two keep 10 ms a
         whole number of steps. Cells with `hh` (squid-axon cables, `Σḡ/c_m` ≤ 156.3, `z` ≤ 3.9 at 0.025 ms)
-        keep 0.025 ms; so does any cell up to `Σḡ/c_m` = 977 mS/µF. The L5PC (`l5pc`): its axon stub's NaTa_t,
+        keep 0.025 ms; so does any cell up to `Σḡ/c_m` = 976.9 mS/µF. The L5PC (`l5pc`): its axon stub's NaTa_t,
         K_Pst and SKv3_1 open 5246 mS/cm² (soma 1297) at 1 µF/cm², ratio 5.37, so 0.025/8 = 0.003125 ms
         (`z` = 16.4); at 0.025 ms its late spikes drifted 4–6 ms from NEURON's, at 0.00625 ms (`z` = 32.8, past
         the bound) up to 0.072 ms (docs/hh_convergence.md, "Multi-compartment cells").
@@ -557,11 +557,15 @@ class Cell(AbstractModel):
 
     def max_conductance(self) -> Array:
         """`Σḡ` (mS/cm²) per compartment, shape `(..., n_segments)`: every gate at 1, the most the channels open."""
-        total = jnp.zeros((), self.v_init.dtype)
+        parts = [jnp.zeros(self.morphology.n_segments, self.v_init.dtype)]
         for _, channel, mask in self.segment_channels():
             gates = {g: jnp.ones((), self.v_init.dtype) for g in channel.gates}
-            total = total + mask * channel.conductance(gates)
-        return jnp.broadcast_to(total, (*jnp.shape(total)[:-1], self.morphology.n_segments))
+            G = channel.conductance(gates)
+            # a batch may carry its member axis on some channels only: broadcast explicitly (no rank promotion)
+            shape = jnp.broadcast_shapes(G.shape, mask.shape)
+            parts.append(jnp.broadcast_to(mask, shape) * jnp.broadcast_to(G, shape))
+        shape = jnp.broadcast_shapes(*(p.shape for p in parts))
+        return sum((jnp.broadcast_to(p, shape) for p in parts), jnp.zeros(shape, self.v_init.dtype))
 
 
 #: NEURON's default step (ms), the cable solver's longest default step.
