@@ -16,8 +16,10 @@ def test_cases_are_shipped_and_prepared(name):
 
 def test_unknown_protocol_and_bad_window_are_refused(tmp_path):
     text = difflab.validation.shipped_cases()["neuron_l5pc_bap"].read_text()
-    for old, new, message in [('protocol = "bAP"', 'protocol = "Step4"', r"field 'protocol': 'Step4' is not one of"),
-                              ("window = [290.0, 330.0]", "window = [330.0, 290.0]", r"field 'window' must be")]:
+    for old, new, message in [
+        ('protocol = "bAP"', 'protocol = "Step4"', r"field 'protocol': 'Step4' is not one of"),
+        ("window = [290.0, 330.0]", "window = [330.0, 290.0]", r"field 'window' must be"),
+    ]:
         (tmp_path / "case.toml").write_text(text.replace(old, new))
         with pytest.raises(CaseError, match=message):
             _runner.prepare_case(tmp_path / "case.toml")

@@ -520,8 +520,7 @@ class Cell(AbstractModel):
         return diffrax.ConstantStepSize()
 
     def default_dt0(self) -> float | Array:
-        r"""The default fixed step (ms): NEURON's 0.025 ms, halved per doubling of the membrane's stiffness beyond
-        the bound the point cell keeps.
+        r"""Default fixed step (ms): 0.025 ms halved per doubling of the stiffest Σḡ/c_m past the point cell's bound.
 
         Within a spike the channels of a compartment open up to `Σḡ` (mS/cm², every gate at 1;
         `max_conductance`), and its membrane relaxes at the rate `Σḡ / c_m` (mS/µF = 1/ms). The step resolves
