@@ -539,7 +539,8 @@ class Cell(AbstractModel):
         keep 0.025 ms; so does any cell up to `Σḡ/c_m` = 976.9 mS/µF. The L5PC (`l5pc`): its axon stub's NaTa_t,
         K_Pst and SKv3_1 open 5246 mS/cm² (soma 1297) at 1 µF/cm², ratio 5.37, so 0.025/8 = 0.003125 ms
         (`z` = 16.4); at 0.025 ms its late spikes drifted 4–6 ms from NEURON's, at 0.00625 ms (`z` = 32.8, past
-        the bound) up to 0.072 ms (docs/hh_convergence.md, "Multi-compartment cells").
+        the bound) up to 0.072 ms, at 0.003125 ms up to 0.041 ms over 3 s (docs/hh_convergence.md,
+        "Multi-compartment cells").
 
         The gate kinetics do not enter: the point cell's rule for them keeps `hh` at 6.3 °C on 5/64 ms, and
         0.025 ms is 3.1 times shorter. A Python float when the parameters are concrete (also inside `jit`), a
