@@ -122,7 +122,8 @@ def calcium_run():
 def test_calcium_cell_matches_neuron(calcium_run):
     """At 0.005 ms: spikes within 0.01 ms of NEURON's at the soma (6) and the apical trunk (3), cai within 1 %.
 
-    Measured: spikes within 0.0017 ms, cai within 0.005 % at every site (at the default 0.025 ms: 0.008 ms, 0.23 %).
+    Measured: spikes within 0.0017 ms, cai within 0.005 % at every site (at 0.025 ms: 0.009 ms, 0.23 %; at the cell's
+    default, 0.0125 ms: 0.0022 ms, 0.04 %).
     """
     ref, ts, V, cai = calcium_run
     locations = list(ref.location.values)
@@ -134,6 +135,13 @@ def test_calcium_cell_matches_neuron(calcium_run):
         assert np.max(np.abs(got - want)) < 0.01, (where, got - want)
     np.testing.assert_allclose(cai, ref.cai.values, rtol=0.01)
     assert np.max(np.abs(V[:, :5] - ref.V.values[:, :5])) < 0.5  # mV (measured 0.29, on a spike's upstroke)
+
+
+def test_default_step_follows_the_somas_stiffness():
+    """Hay's soma opens Σḡ/cm = 1297.3 mS/µF, 1.33 × the cell's bound 976.9: 0.0125 ms."""
+    cell = _calcium_cell()
+    assert float(np.max(cell.max_conductance())) == pytest.approx(1297.271, rel=1e-12)
+    assert cell.default_dt0() == 0.0125
 
 
 def test_calcium_stays_at_rest_where_no_mechanism_writes_it(calcium_run):

@@ -32,6 +32,17 @@ def test_cell_has_bluepyopts_morphology_and_globals(cell):
     assert float(cell.celsius) == 34.0 and float(cell.v_init) == -65.0
 
 
+def test_default_step_follows_the_axons_stiffness(cell):
+    """Σḡ/cm: axon 5246.4 mS/µF (NaTa_t 3138, SKv3_1 1022, K_Pst 974, ...), soma 1297.3, ratio 5.37 over the
+    bound 976.9 -> 0.025 / 8 ms."""
+    morph = cell.morphology
+    G = np.asarray(cell.max_conductance())
+    region = np.array([morph.sections[k].region for k in morph.seg_section])
+    assert G[region == "axon"].max() == pytest.approx(5246.413, rel=1e-12)
+    assert G[region == "soma"].max() == pytest.approx(1297.271, rel=1e-12)
+    assert cell.default_dt0() == 0.003125
+
+
 def test_regions_follow_the_parameters_file(cell, spec):
     """Every range value of the file (S/cm² × 1000), the pools, cm, Ra, e_pas and the reversal potentials."""
     regions = {"somatic": "soma", "axonal": "axon", "apical": "apic", "basal": "dend"}

@@ -42,7 +42,8 @@ once (`materialise_tangent`); left to itself XLA recomputed the whole gating cha
 consumers (one cell, six tangents: 0.36 → 0.26 s for 100 ms). The plain solve is unchanged.
 
 Second order in $h$ (the tests check the slope); use it with fixed steps (`diffrax.ConstantStepSize`, the
-cell's default, 0.025 ms). The error estimate (corrector minus predictor) also lets an adaptive controller run it.
+cell's default: 0.025 ms, shorter for stiff cells, see `Cell.default_dt0`). The error estimate (corrector minus
+predictor) also lets an adaptive controller run it.
 
 References: Hines, Int. J. Biomed. Comput. 15:69 (1984); Rush & Larsen, IEEE Trans. Biomed. Eng. 25:389 (1978).
 """

@@ -29,6 +29,7 @@ from ._cell_ions import channel_reversals, check_cell_concentrations, check_regi
 from ._channels import AbstractChannel, LeakChannel, PotassiumChannel, SodiumChannel
 from ._distributions import AbstractDistribution
 from ._gather_sum import GatherSum
+from ._hodgkin_huxley import DEFAULT_DT, HH_MAX_CONDUCTANCE
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
 from .channels._ions import AbstractConcentration
@@ -145,7 +146,8 @@ class Cell(AbstractModel):
 
     time_units: ClassVar[str] = "ms"
     parameter_units: ClassVar[dict[str, str]] = {"celsius": "degC", "v_init": "mV"}
-    step_parameters: ClassVar[tuple[str, ...]] = ("celsius",)  # the gate rates, and so the default step, follow it
+    # the default step follows the channel densities and cm, whose names differ from cell to cell: no fixed list
+    step_parameters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, morphology: Morphology, regions: dict[str, Region], celsius: ArrayLike = 6.3,
                  v_init: ArrayLike = -65.0):  # fmt: skip
@@ -517,13 +519,59 @@ class Cell(AbstractModel):
 
         return diffrax.ConstantStepSize()
 
-    def default_dt0(self) -> float:
-        """0.025 ms, NEURON's default step (the cable's fast electrotonic modes ask for it)."""
-        return DEFAULT_CABLE_DT
+    def default_dt0(self) -> float | Array:
+        r"""Default fixed step (ms): 0.025 ms halved per doubling of the stiffest Σḡ/c_m past the point cell's bound.
+
+        Within a spike the channels of a compartment open up to `Σḡ` (mS/cm², every gate at 1;
+        `max_conductance`), and its membrane relaxes at the rate `Σḡ / c_m` (mS/µF = 1/ms). The step resolves
+        that relaxation, and with it the spike's shape and the calcium influx that sets the timing of later
+        spikes, only while `z = Σḡ h / c_m` stays bounded; the bound is the point cell's
+        ([`HodgkinHuxley.default_dt0`][difflab.neuron.HodgkinHuxley.default_dt0]), twice `hh`'s value at its
+        own default step:
+
+        $$z_\text{max} = 2 \cdot 156.3\ \text{mS/µF} \cdot \tfrac{5}{64}\ \text{ms} = 24.4, \qquad
+          h = 0.025 \cdot 2^{-k}\ \text{ms},\quad 2^k \ge \max_i \frac{\Sigma\bar g_i}{c_{m,i}}
+          \cdot \frac{0.025\ \text{ms}}{z_\text{max}},$$
+
+        the smallest such `k ≥ 0`, with the largest ratio over all compartments `i` (the stiffest compartment
+        limits the step of the whole tree, whose Crank–Nicolson update couples them). Powers of two keep 10 ms a
+        whole number of steps. Cells with `hh` (squid-axon cables, `Σḡ/c_m` ≤ 156.3, `z` ≤ 3.9 at 0.025 ms)
+        keep 0.025 ms; so does any cell up to `Σḡ/c_m` = 976.9 mS/µF. The L5PC (`l5pc`): its axon stub's NaTa_t,
+        K_Pst and SKv3_1 open 5246 mS/cm² (soma 1297) at 1 µF/cm², ratio 5.37, so 0.025/8 = 0.003125 ms
+        (`z` = 16.4); at 0.025 ms its late spikes drifted 4–6 ms from NEURON's, at 0.00625 ms (`z` = 32.8, past
+        the bound) up to 0.072 ms, at 0.003125 ms up to 0.041 ms over 3 s (docs/hh_convergence.md,
+        "Multi-compartment cells").
+
+        The gate kinetics do not enter: the point cell's rule for them keeps `hh` at 6.3 °C on 5/64 ms, and
+        0.025 ms is 3.1 times shorter. A Python float when the parameters are concrete (also inside `jit`), a
+        traced scalar when they are traced (a fitted conductance); a batch of cells takes its stiffest member's
+        step. A `dt0` given to [`difflab.simulate`][] always replaces it.
+        """
+        with jax.ensure_compile_time_eval():
+            cm = self.per_section("cm")[..., self.morphology.seg_section]
+            ratio = jnp.max(self.max_conductance() / cm) * DEFAULT_CABLE_DT / MAX_STIFFNESS
+            # a tolerance of 1e-6 keeps a cell at exactly the bound on the longer step (rounding of the ratio)
+            halvings = jnp.maximum(jnp.ceil(jnp.log2(ratio) - 1e-6), 0.0)
+            dt = DEFAULT_CABLE_DT * 2.0**-halvings
+        return float(dt) if is_concrete(dt) else dt
+
+    def max_conductance(self) -> Array:
+        """`Σḡ` (mS/cm²) per compartment, shape `(..., n_segments)`: every gate at 1, the most the channels open."""
+        parts = [jnp.zeros(self.morphology.n_segments, self.v_init.dtype)]
+        for _, channel, mask in self.segment_channels():
+            gates = {g: jnp.ones((), self.v_init.dtype) for g in channel.gates}
+            G = channel.conductance(gates)
+            # a batch may carry its member axis on some channels only: broadcast explicitly (no rank promotion)
+            shape = jnp.broadcast_shapes(G.shape, mask.shape)
+            parts.append(jnp.broadcast_to(mask, shape) * jnp.broadcast_to(G, shape))
+        shape = jnp.broadcast_shapes(*(p.shape for p in parts))
+        return sum((jnp.broadcast_to(p, shape) for p in parts), jnp.zeros(shape, self.v_init.dtype))
 
 
-#: Default fixed step of the cable solver (ms).
+#: NEURON's default step (ms), the cable solver's longest default step.
 DEFAULT_CABLE_DT = 0.025
+#: The bound on `z = Σḡ h / c_m` that sets the default step: the point cell's, 2 · 156.3 mS/µF · 5/64 ms.
+MAX_STIFFNESS = 2 * HH_MAX_CONDUCTANCE * DEFAULT_DT
 
 
 def _clamp_paths(morph: Morphology, nodes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
