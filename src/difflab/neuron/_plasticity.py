@@ -26,6 +26,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from ..core.internal import is_concrete
+
 _NEVER = -1e4  # ms: the time of "no spike yet", far enough in the past that every relaxation is complete
 
 
@@ -43,17 +45,9 @@ class TsodyksMarkram(eqx.Module):
     tau_facil: Array
 
     def __init__(self, U: ArrayLike = 0.5, tau_rec: ArrayLike = 800.0, tau_facil: ArrayLike = 0.0):
-        for name, value in (("U", U), ("tau_rec", tau_rec), ("tau_facil", tau_facil)):
-            values = np.asarray(value, dtype=float)
-            if values.ndim > 1 or not np.isfinite(values).all():
-                raise ValueError(f"{name} must be finite, a scalar or one value per synapse; got {value!r}")
-        U_, rec, facil = (np.asarray(v, dtype=float) for v in (U, tau_rec, tau_facil))
-        if ((U_ <= 0) | (U_ > 1)).any():
-            raise ValueError(f"U must be in (0, 1] (the fraction of resources a spike uses); got {U_.min():g}")
-        for name, values in (("tau_rec", rec), ("tau_facil", facil)):
-            if (values < 0).any():
-                raise ValueError(f"{name} must be >= 0 ms; got {values.min():g}")
-        self.U, self.tau_rec, self.tau_facil = (jnp.asarray(v, dtype=float) for v in (U, tau_rec, tau_facil))
+        self.U, self.tau_rec, self.tau_facil = (_as_float(v) for v in (U, tau_rec, tau_facil))
+        if is_concrete(U, tau_rec, tau_facil):  # traced values are checked by the network (`physical_checks`)
+            _check_values(*(np.asarray(v) for v in (self.U, self.tau_rec, self.tau_facil)))
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
         """U in (0, 1], time constants >= 0 ms, as `AbstractSynapses.physical_checks` states them."""
@@ -95,6 +89,23 @@ class TsodyksMarkram(eqx.Module):
         f, d = _relaxed(period, self.tau_facil), _relaxed(period, self.tau_rec)
         u = self.U / (1 - (1 - self.U) * f)
         return u, (1 - d) / (1 - (1 - u) * d)
+
+
+def _as_float(value: ArrayLike) -> Array:
+    """``value`` as a floating-point array (integers and lists become floats; a float keeps its precision)."""
+    arr = jnp.asarray(value)
+    return arr if jnp.issubdtype(arr.dtype, jnp.floating) else arr.astype(float)
+
+
+def _check_values(U: np.ndarray, tau_rec: np.ndarray, tau_facil: np.ndarray) -> None:
+    for name, values in (("U", U), ("tau_rec", tau_rec), ("tau_facil", tau_facil)):
+        if values.ndim > 1 or not np.isfinite(values).all():
+            raise ValueError(f"{name} must be finite, a scalar or one value per synapse; got {values!r}")
+    if ((U <= 0) | (U > 1)).any():
+        raise ValueError(f"U must be in (0, 1] (the fraction of resources a spike uses); got {U.min():g}")
+    for name, values in (("tau_rec", tau_rec), ("tau_facil", tau_facil)):
+        if (values < 0).any():
+            raise ValueError(f"{name} must be >= 0 ms; got {values.min():g}")
 
 
 def _relaxed(elapsed: ArrayLike, tau: Array) -> Array:
