@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 
 import difflab
-from difflab.neuron import ExpSynapses, HodgkinHuxley, NMDASynapses, Network, TsodyksMarkram, magnesium_block
+from difflab.neuron import (
+    Exp2Synapses,
+    ExpSynapses,
+    HodgkinHuxley,
+    Network,
+    NMDASynapses,
+    TsodyksMarkram,
+    magnesium_block,
+)
 
 HOLD = -40.0  # mV, the passive cell's rest
 TS = np.linspace(0.0, 40.0, 161)  # ms
@@ -206,3 +214,35 @@ def test_bad_nmda_input_is_refused_by_name():
         NMDASynapses([0], [1], 0.001, 1.0, tau1=50.0, tau2=20.0)
     with pytest.raises(ValueError, match=r"synapses.0.mg must be > 0 mM"):
         _nmda_network(0.001).replace(**{"synapses.0.mg": 0.0})
+
+
+def test_plastic_and_static_populations_in_one_pass():
+    """A plastic ExpSynapses population beside a static Exp2Synapses one, stepped by the network's one pass over
+    400 steps: the plastic rows hold Σ A_n e^{−(t − a_n)/τ} with A_n from the recursion at the arrivals a_n, the
+    static rows their population's own step (1e-12)."""
+    tm = TsodyksMarkram(U=0.4, tau_rec=5.0, tau_facil=3.0)
+    plastic = ExpSynapses([0, 1], [1, 0], [0.5, 0.2], [1.0, 1.3], tau=2.0, plasticity=tm)
+    static = Exp2Synapses([0], [1], 0.3, 2.2, tau1=0.5, tau2=3.0)
+    net = Network(HodgkinHuxley.squid_axon(), [plastic, static], 2)
+    spikes = jnp.array([[6.01, 3.0, 0.37, -1e4], [4.2, 1.111, -1e4, -1e4]])  # ms, newest first
+
+    @jax.jit
+    def step(state, plastic_state, own, t0, t1):
+        *_, state, plastic_state = net.advance_synapses(state, t0, t1, spikes, plastic_state)
+        return state, plastic_state, static.advance(own, t0, t1, spikes)[3]
+
+    y = net.initial_state()
+    state, plastic_state, own, t0 = y["synapses"], y["plasticity"], static.initial_state(), 0.0
+    for _ in range(400):
+        state, plastic_state, own = step(state, plastic_state, own, jnp.asarray(t0), jnp.asarray(t0 + 0.025))
+        t0 = t0 + 0.025
+    for k, (cell, delay) in enumerate([(0, 1.0), (1, 1.3)]):
+        arrivals = np.sort(np.asarray(spikes[cell])[np.asarray(spikes[cell]) > 0]) + delay
+        tm_state, A = TsodyksMarkram.initial_state(1, jnp.float64), []
+        for a in arrivals:
+            amplitude, tm_state = tm.arrive(tm_state, jnp.array([a]), jnp.array([True]))
+            A.append(float(amplitude[0]))
+        want = np.sum(np.array(A) * np.exp(-(t0 - arrivals) / 2.0))
+        assert float(state[k, 0]) == pytest.approx(want, rel=1e-12)
+    np.testing.assert_allclose(np.asarray(state[2:]), np.asarray(own), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(plastic_state[2]), [0.0, 1.0, -1e4])  # the static row is left alone

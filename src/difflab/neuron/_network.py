@@ -124,7 +124,7 @@ class Network(AbstractModel):
         kernels = StateInfo("synapses", "1", "kernel sums of the synapses, populations in order (conductance / weight)")
         if not self.plastic():
             return (*self.cells.states, spikes, kernels)
-        plasticity = StateInfo("plasticity", "1", "u, R and the last arrival (ms) of each synapse, populations in order")
+        plasticity = StateInfo("plasticity", "1", "u, R and last arrival (ms) of each synapse, populations in order")
         return (*self.cells.states, spikes, kernels, plasticity)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
@@ -234,8 +234,10 @@ class Network(AbstractModel):
         return self.to_cells([g])[0]
 
     def advance_synapses(self, state: Array, t0: Array, t1: Array, spikes: Array, plastic: Array | None = None):
-        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed), the state and
-        the plasticity state (``plastic``, `TsodyksMarkram.arrive` at each arrival's exact time; ``None`` without).
+        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed); the states.
+
+        The states are the kernel sums and the plasticity state ``plastic`` (`TsodyksMarkram.arrive` at each
+        arrival's exact time; ``None`` without plasticity).
 
         As `AbstractSynapses.advance` for every population, with the arrivals of all found by one search. A
         population whose synapses share their time constants (known values, one for all) has its step's decay
@@ -264,10 +266,11 @@ class Network(AbstractModel):
         g0, mean, g1 = (self.pack([p[j] for p in parts]) for j in range(3))
         return g0, mean, g1, self.pack_states([p[3] for p in parts]), plastic1
 
-    def _arrive(self, plastic: Array | None, t: Array, arrived: Array) -> tuple[list, Array | None]:
+    def _arrive(self, plastic: Array | None, t: Array, arrived: Array) -> tuple[list[Array | None], Array | None]:
         """Each population's arrival amplitudes (``None``: no plasticity) and the new plasticity state."""
+        amplitudes: list[Array | None] = [None] * len(self.synapses)
         if plastic is None:
-            return [None] * len(self.synapses), None
+            return amplitudes, None
         amplitudes, rows_out = [], []
         for syn, rows in zip(self.synapses, self._rows(), strict=True):
             if syn.plasticity is None:
@@ -331,9 +334,7 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     spikes = y0["spikes"]
     t1 = t0 + h  # exact: diffrax's h = t1 - t0 is (Sterbenz) for every step from t = 0 on
     # synapses: their states over the step, with the spikes arriving inside it at their exact times
-    _, g_mean, g_end, synapses1, plastic1 = net.advance_synapses(
-        y0["synapses"], t0, t1, spikes, y0.get("plasticity")
-    )
+    _, g_mean, g_end, synapses1, plastic1 = net.advance_synapses(y0["synapses"], t0, t1, spikes, y0.get("plasticity"))
     start = net.synaptic_conductance(y0) if start is None else start
     if net.voltage_dependent():
         # a voltage-dependent block (NMDA's) at the potential where the scheme evaluates the channels' rates:
