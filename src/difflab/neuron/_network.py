@@ -59,8 +59,8 @@ class Network(AbstractModel):
 
     Args:
         cells: a [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] whose parameters are scalars or ``(n_cells,)``.
-        synapses: one or more `ExpSynapses` / `AlphaSynapses` / `Exp2Synapses` (kinds may be mixed), indices in
-            ``[0, n_cells)``.
+        synapses: one or more `ExpSynapses` / `AlphaSynapses` / `Exp2Synapses` / `NMDASynapses` (kinds may be
+            mixed, each with or without `TsodyksMarkram` plasticity), indices in ``[0, n_cells)``.
         n_cells: number of cells.
         area: membrane area of every cell (µm²); 100 µm² makes 1 nA equal 1000 µA/cm².
         threshold: spike threshold (mV).
@@ -69,7 +69,9 @@ class Network(AbstractModel):
 
     States: ``V``, the gates (``(n_cells,)`` each), ``spikes`` (``(n_cells, buffer)``) and ``synapses``
     (``(synapses, components)``: the kernel sums $B$, $D$ of `AbstractSynapses`' family, all populations one
-    after another; one component, $B$, when all are `ExpSynapses`, and their first column among other kinds).
+    after another; one component, $B$, when all are `ExpSynapses`, and their first column among other kinds),
+    and with plasticity ``plasticity`` (``(synapses, 3)``: $u$, $R$ and the last arrival in ms, every synapse
+    of every population, the static ones left at $0, 1$ and no arrival).
     Parameters by name: the cells' (``"cells.channels.na.gbar"``, aliases ``gNa`` …) and
     ``"synapses.0.weight"``, ``"synapses.0.delay"`` … of each population.
     """
@@ -91,7 +93,8 @@ class Network(AbstractModel):
         synapses = (synapses,) if isinstance(synapses, AbstractSynapses) else tuple(synapses)
         if not all(isinstance(s, AbstractSynapses) for s in synapses):
             raise TypeError(
-                "synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses, Exp2Synapses) or a sequence of them"
+                "synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses, Exp2Synapses, NMDASynapses) or a "
+                "sequence of them"
             )
         if not (isinstance(n_cells, int) and n_cells >= 1):
             raise ValueError(f"n_cells must be an integer >= 1; got {n_cells!r}")
