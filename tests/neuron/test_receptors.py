@@ -24,6 +24,8 @@ from difflab.neuron import (
     magnesium_block,
 )
 
+from ._spikes import assert_spikes_match
+
 HOLD = -40.0  # mV, the passive cell's rest
 TS = np.linspace(0.0, 40.0, 161)  # ms
 STIM = difflab.Step(jnp.array([10.0, 0.0]), 0.0, 100.0)
@@ -246,3 +248,19 @@ def test_plastic_and_static_populations_in_one_pass():
         assert float(state[k, 0]) == pytest.approx(want, rel=1e-12)
     np.testing.assert_allclose(np.asarray(state[2:]), np.asarray(own), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(np.asarray(plastic_state[2]), [0.0, 1.0, -1e4])  # the static row is left alone
+
+
+def test_nmda_pair_matches_neuron():
+    """Two hh cells, one NMDA synapse (NEURON 9 with an Exp2Syn-times-block mechanism, CVODE 1e-9; cell 1 fires
+    4 spikes, all driven by the synapse): every spike of both cells within 0.02 ms at the default step (measured
+    0.0058 ms; 0.0035 ms at 0.0125 ms)."""
+    ref = difflab.datasets.load("neuron/network_nmda")
+    a = ref.attrs
+    syn = NMDASynapses([0], [1], a["nmda_weight"], a["nmda_delay"], tau1=a["nmda_tau1"], tau2=a["nmda_tau2"],
+                       E=a["nmda_e"], mg=a["nmda_mg"])  # fmt: skip
+    net = Network(HodgkinHuxley.squid_axon(), syn, 2)
+    ts = ref["time"].values
+    V = np.asarray(difflab.simulate(net, difflab.Step(jnp.array([10.0, 0.0]), 5.0, 45.0), ts)["V"])
+    spikes = ref["spike_times"].values
+    for cell, count in ((0, 3), (1, 4)):
+        assert_spikes_match(ts, V[:, [cell]], spikes[[cell]][:, :count], count=count, tolerance=0.02)
