@@ -152,7 +152,7 @@ def test_one_pass_over_mixed_populations_is_each_population_own_step():
 
     h, t0 = 0.025, 0.0
     for _ in range(400):  # each step starts where the last ended, as in diffrax
-        (*got, state), steps = both(state, own, jnp.asarray(t0), jnp.asarray(t0 + h))
+        (*got, state, _), steps = both(state, own, jnp.asarray(t0), jnp.asarray(t0 + h))
         own = [s[3] for s in steps]
         want = [np.concatenate([s[j] for s in steps]) for j in range(3)]
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-13, atol=1e-16)

@@ -38,7 +38,10 @@ from ._morphology import Morphology as Morphology
 from ._morphology import Section as Section
 from ._network import Network as Network
 from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
+from ._nmda import NMDASynapses as NMDASynapses
+from ._nmda import magnesium_block as magnesium_block
 from ._nseg import with_nseg as with_nseg
+from ._plasticity import TsodyksMarkram as TsodyksMarkram
 from ._presets import load_preset as load_preset
 from ._presets import preset_names as preset_names
 from ._rates import hh_rates as hh_rates
@@ -50,6 +53,7 @@ from ._stimulus import IClamp as IClamp
 from ._swc import SWCError as SWCError
 from ._swc import read_swc as read_swc
 from ._synapses import AbstractSynapses as AbstractSynapses
+from ._synapses import AbstractTwoStateSynapses as AbstractTwoStateSynapses
 from ._synapses import AlphaSynapses as AlphaSynapses
 from ._synapses import Exp2Synapses as Exp2Synapses
 from ._synapses import ExpSynapses as ExpSynapses

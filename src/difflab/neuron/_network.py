@@ -46,6 +46,7 @@ from jaxtyping import Array, ArrayLike
 from ..core import AbstractModel, StateInfo
 from ..core.internal import is_concrete, raise_if_unphysical
 from ._hodgkin_huxley import HodgkinHuxley
+from ._plasticity import TsodyksMarkram
 from ._solver import AbstractVoltageStepSolver, _safe_div, crank_nicolson_coefficient, rush_larsen_cn_step
 from ._synapses import AbstractSynapses, decay_factors, latest_arrival
 
@@ -58,8 +59,8 @@ class Network(AbstractModel):
 
     Args:
         cells: a [`HodgkinHuxley`][difflab.neuron.HodgkinHuxley] whose parameters are scalars or ``(n_cells,)``.
-        synapses: one or more `ExpSynapses` / `AlphaSynapses` / `Exp2Synapses` (kinds may be mixed), indices in
-            ``[0, n_cells)``.
+        synapses: one or more `ExpSynapses` / `AlphaSynapses` / `Exp2Synapses` / `NMDASynapses` (kinds may be
+            mixed, each with or without `TsodyksMarkram` plasticity), indices in ``[0, n_cells)``.
         n_cells: number of cells.
         area: membrane area of every cell (µm²); 100 µm² makes 1 nA equal 1000 µA/cm².
         threshold: spike threshold (mV).
@@ -68,7 +69,9 @@ class Network(AbstractModel):
 
     States: ``V``, the gates (``(n_cells,)`` each), ``spikes`` (``(n_cells, buffer)``) and ``synapses``
     (``(synapses, components)``: the kernel sums $B$, $D$ of `AbstractSynapses`' family, all populations one
-    after another; one component, $B$, when all are `ExpSynapses`, and their first column among other kinds).
+    after another; one component, $B$, when all are `ExpSynapses`, and their first column among other kinds),
+    and with plasticity ``plasticity`` (``(synapses, 3)``: $u$, $R$ and the last arrival in ms, every synapse
+    of every population, the static ones left at $0, 1$ and no arrival).
     Parameters by name: the cells' (``"cells.channels.na.gbar"``, aliases ``gNa`` …) and
     ``"synapses.0.weight"``, ``"synapses.0.delay"`` … of each population.
     """
@@ -90,7 +93,8 @@ class Network(AbstractModel):
         synapses = (synapses,) if isinstance(synapses, AbstractSynapses) else tuple(synapses)
         if not all(isinstance(s, AbstractSynapses) for s in synapses):
             raise TypeError(
-                "synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses, Exp2Synapses) or a sequence of them"
+                "synapses must be AbstractSynapses (ExpSynapses, AlphaSynapses, Exp2Synapses, NMDASynapses) or a "
+                "sequence of them"
             )
         if not (isinstance(n_cells, int) and n_cells >= 1):
             raise ValueError(f"n_cells must be an integer >= 1; got {n_cells!r}")
@@ -121,7 +125,10 @@ class Network(AbstractModel):
     def states(self) -> tuple[StateInfo, ...]:  # type: ignore[override]
         spikes = StateInfo("spikes", "ms", "last spike times per cell, newest first")
         kernels = StateInfo("synapses", "1", "kernel sums of the synapses, populations in order (conductance / weight)")
-        return (*self.cells.states, spikes, kernels)
+        if not self.plastic():
+            return (*self.cells.states, spikes, kernels)
+        plasticity = StateInfo("plasticity", "1", "u, R and last arrival (ms) of each synapse, populations in order")
+        return (*self.cells.states, spikes, kernels, plasticity)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
         """Finite parameters, the cells' constraints, a positive area, and each synapse population's constraints.
@@ -144,7 +151,23 @@ class Network(AbstractModel):
         y = {k: jnp.broadcast_to(v, (self.n_cells,)) for k, v in self.cells.initial_state().items()}
         y["spikes"] = jnp.full((self.n_cells, self.buffer), _EMPTY, y["V"].dtype)
         y["synapses"] = self.pack_states([syn.initial_state().astype(y["V"].dtype) for syn in self.synapses])
+        if self.plastic():
+            y["plasticity"] = jnp.concatenate(
+                [TsodyksMarkram.initial_state(len(syn.pre), y["V"].dtype) for syn in self.synapses]
+            )
         return y
+
+    def plastic(self) -> bool:
+        """Whether some population has short-term plasticity (then the state ``plasticity`` exists)."""
+        return any(syn.plasticity is not None for syn in self.synapses)
+
+    def voltage_dependent(self) -> bool:
+        """Whether some population's conductance depends on the postsynaptic potential (NMDA's block)."""
+        return any(syn.voltage_dependent for syn in self.synapses)
+
+    def blocks(self, V: Array) -> Array:
+        """Each synapse's conductance factor at the postsynaptic potentials ``V`` (``(..., n_cells)``, mV), packed."""
+        return self.pack([syn.block(V[..., np.asarray(syn.post)]) for syn in self.synapses])
 
     def longest_delays(self) -> Array:
         """Each cell's longest outgoing delay (ms; 0 for a cell with no synapse), ``(..., n_cells)``."""
@@ -157,7 +180,7 @@ class Network(AbstractModel):
 
     def cell_state(self, y: dict[str, Array]) -> dict[str, Array]:
         """The cells' own states: ``V`` and the gates."""
-        return {k: v for k, v in y.items() if k not in ("spikes", "synapses")}
+        return {k: v for k, v in y.items() if k not in ("spikes", "synapses", "plasticity")}
 
     def pack(self, values: Sequence[Array]) -> Array:
         """One per-synapse array (``(..., synapses)`` each, one per population) as one, the populations in order."""
@@ -206,13 +229,18 @@ class Network(AbstractModel):
         return [(total[..., 0, j], total[..., 1, j]) for j in range(len(quantities))]
 
     def synaptic_conductance(self, y: dict[str, Array]) -> tuple[Array, Array]:
-        """The synapses' ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell in the state ``y``."""
+        """The synapses' ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell in the state ``y`` (blocks at its ``V``)."""
         states = self.unpack_states(y["synapses"])
         g = self.pack([syn.weight * syn.state_kernel(s) for syn, s in zip(self.synapses, states, strict=True)])
+        if self.voltage_dependent():
+            g = g * self.blocks(y["V"])
         return self.to_cells([g])[0]
 
-    def advance_synapses(self, state: Array, t0: Array, t1: Array, spikes: Array):
-        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed) and the state.
+    def advance_synapses(self, state: Array, t0: Array, t1: Array, spikes: Array, plastic: Array | None = None):
+        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed); the states.
+
+        The states are the kernel sums and the plasticity state ``plastic`` (`TsodyksMarkram.arrive` at each
+        arrival's exact time; ``None`` without plasticity).
 
         As `AbstractSynapses.advance` for every population, with the arrivals of all found by one search. A
         population whose synapses share their time constants (known values, one for all) has its step's decay
@@ -231,12 +259,31 @@ class Network(AbstractModel):
             joint = decay_factors(jnp.stack([cs[k] for k in one]), h / jnp.stack([taus[k] for k in one]))
             for i, k in enumerate(one):
                 factors[k] = (joint[0][i], joint[1][i], joint[2][i])
+        amplitudes, plastic1 = self._arrive(plastic, t1 - x * tau, arrived)
         parts = [
-            syn.step_state(s, f, x[..., rows], arrived[..., rows])
-            for syn, s, f, rows in zip(self.synapses, self.unpack_states(state), factors, self._rows(), strict=True)
+            syn.step_state(s, f, x[..., rows], arrived[..., rows], amplitude)
+            for syn, s, f, rows, amplitude in zip(
+                self.synapses, self.unpack_states(state), factors, self._rows(), amplitudes, strict=True
+            )
         ]
         g0, mean, g1 = (self.pack([p[j] for p in parts]) for j in range(3))
-        return g0, mean, g1, self.pack_states([p[3] for p in parts])
+        return g0, mean, g1, self.pack_states([p[3] for p in parts]), plastic1
+
+    def _arrive(self, plastic: Array | None, t: Array, arrived: Array) -> tuple[list[Array | None], Array | None]:
+        """Each population's arrival amplitudes (``None``: no plasticity) and the new plasticity state."""
+        amplitudes: list[Array | None] = [None] * len(self.synapses)
+        if plastic is None:
+            return amplitudes, None
+        amplitudes, rows_out = [], []
+        for syn, rows in zip(self.synapses, self._rows(), strict=True):
+            if syn.plasticity is None:
+                amplitudes.append(None)
+                rows_out.append(plastic[..., rows, :])
+                continue
+            amplitude, new = syn.plasticity.arrive(plastic[..., rows, :], t[..., rows], arrived[..., rows])
+            amplitudes.append(amplitude)
+            rows_out.append(new)
+        return amplitudes, _concatenate(rows_out, trailing=2)
 
     def vector_field(self, t, y, args):
         """The membrane equations between spike arrivals (spike detection and arrivals are the solver's)."""
@@ -249,6 +296,8 @@ class Network(AbstractModel):
         dy["synapses"] = self.pack_states(
             [syn.state_derivative(s) for syn, s in zip(self.synapses, states, strict=True)]
         )
+        if "plasticity" in y:  # event-driven: it changes at arrivals only
+            dy["plasticity"] = jnp.zeros_like(y["plasticity"])
         return dy
 
     def default_solver(self):
@@ -288,22 +337,36 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     spikes = y0["spikes"]
     t1 = t0 + h  # exact: diffrax's h = t1 - t0 is (Sterbenz) for every step from t = 0 on
     # synapses: their states over the step, with the spikes arriving inside it at their exact times
-    _, g_mean, g_end, synapses1 = net.advance_synapses(y0["synapses"], t0, t1, spikes)
+    _, g_mean, g_end, synapses1, plastic1 = net.advance_synapses(y0["synapses"], t0, t1, spikes, y0.get("plasticity"))
     start = net.synaptic_conductance(y0) if start is None else start
-    mean, end = net.to_cells([g_mean, g_end])
+    if net.voltage_dependent():
+        # a voltage-dependent block (NMDA's) at the potential where the scheme evaluates the channels' rates:
+        # the mean at the predicted mid-point potential, the end at the solved one (the step calls them so)
+        def mean(V):
+            return net.to_cells([g_mean * net.blocks(V)])[0]
+
+        def end_at(V):
+            return net.to_cells([g_end * net.blocks(V)])[0]
+
+        extra: tuple = (start, mean, end_at)
+    else:
+        extra = (start, *net.to_cells([g_mean, g_end]))
     # the point cells' step, with the synapses' exact mean over the step in place of Simpson's rule. Crank–Nicolson
     # for V: with the exponential update of single cells the shipped Exp2Syn network's worst spike moved from
     # 0.032 to 0.064 ms against NEURON at 0.025 ms (0.022 → 0.032 ms at 0.0125 ms; the ExpSyn network's improved,
     # 0.023 → 0.015 ms)
     cells1, cells_err, (_, _, k0, k1) = rush_larsen_cn_step(
-        net.cells, protocol, t0, h, net.cell_state(y0), V_prev, h_prev, (start, mean, end), crank_nicolson_coefficient
+        net.cells, protocol, t0, h, net.cell_state(y0), V_prev, h_prev, extra, crank_nicolson_coefficient
     )
     V0, V1 = y0["V"], cells1["V"]
+    end = extra[2](V1) if callable(extra[2]) else extra[2]  # the step's own call with V1: XLA computes it once
     # spikes: upward crossings of the threshold, timed by linear interpolation
     crossed = (V0 < net.threshold) & (V1 >= net.threshold)
     t_cross = t0 + h * _safe_div(net.threshold - V0, V1 - V0, crossed)
     shifted = jnp.concatenate([t_cross[..., None], spikes[..., :-1]], axis=-1)
     y1 = {**cells1, "spikes": jnp.where(crossed[..., None], shifted, spikes), "synapses": synapses1}
+    if plastic1 is not None:
+        y1["plasticity"] = plastic1
     err = {k: cells_err[k] if k in cells_err else jnp.zeros_like(v) for k, v in y1.items()}
     return y1, err, (y0, y1, k0, k1), crossed, end
 

@@ -164,7 +164,9 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     ``extra`` adds conductances that the step does not integrate itself (a network's synapses): their
     ``(G, GE)`` (mS/cm², µA/cm²) at the step's start, their exact mean over the step and at its end. The mean
     replaces their Simpson average, so a conductance that jumps inside the step (a spike's arrival) is exact.
-    `y1` holds the cell's own states only.
+    The mean and the end value may instead be functions of the potential (conductances that depend on it, as
+    NMDA's magnesium block does): the mean is then taken at the predicted mid-point potential, where the
+    channels' rates are, and the end value at the new potential. `y1` holds the cell's own states only.
     """
     C = model.C
     V0 = y0["V"]
@@ -172,7 +174,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     Gc0, GEc0 = model.conductances(y0)  # the cell's own
     G0, GE0 = Gc0, GEc0
     if extra is not None:
-        (Gx0, GEx0), (Gx_mean, GEx_mean), (Gx1, GEx1) = extra
+        (Gx0, GEx0), extra_mean, extra_end = extra
         G0, GE0 = Gc0 + Gx0, GEc0 + GEx0
     f0 = (I + GE0 - G0 * V0) / C
     # 1. predictor: quadratic extrapolation through the previous potential
@@ -210,11 +212,14 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     G_half, GE_half = model.conductances(y_half)
     G, GE = (Gc0 + 4 * G_half + G1) / 6, (GEc0 + 4 * GE_half + GE1) / 6
     if extra is not None:  # their exact mean, not Simpson's rule (which would smear a jump inside the step)
+        Gx_mean, GEx_mean = extra_mean(V_mid) if callable(extra_mean) else extra_mean
         G, GE = G + Gx_mean, GE + GEx_mean
-        G1, GE1 = G1 + Gx1, GE1 + GEx1
     coefficient = membrane_coefficient if coefficient is None else coefficient
     V1 = V0 + (I + GE - G * V0) / coefficient(C, G, h)
     y1["V"] = V1
+    if extra is not None:  # only the dense output's end slope reads them
+        Gx1, GEx1 = extra_end(V1) if callable(extra_end) else extra_end
+        G1, GE1 = G1 + Gx1, GE1 + GEx1
     if mechanisms:
         correct_concentrations(model, mechanisms, V0, V1, y0, y_half, y1, h)
     # error estimate: against the same update with the old conductances (first order)

@@ -45,12 +45,16 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from ._plasticity import TsodyksMarkram
+
 
 class AbstractSynapses(eqx.Module):
     """A population of synapses of one kind.
 
     It holds ``pre``, ``post`` (cell indices), ``weight`` (µS), ``delay`` (ms), ``E`` (reversal potential, mV) and
-    the kind's time constants (ms), one entry per synapse (scalars are broadcast).
+    the kind's time constants (ms), one entry per synapse (scalars are broadcast), and optionally their
+    short-term ``plasticity`` ([`TsodyksMarkram`][difflab.neuron.TsodyksMarkram]; ``None``: every spike delivers
+    ``weight``).
     """
 
     weight: eqx.AbstractVar[Array]
@@ -58,7 +62,13 @@ class AbstractSynapses(eqx.Module):
     E: eqx.AbstractVar[Array]
     pre: eqx.AbstractVar[tuple[int, ...]]
     post: eqx.AbstractVar[tuple[int, ...]]
+    plasticity: eqx.AbstractVar[TsodyksMarkram | None]
     components: eqx.AbstractClassVar[int]  # numbers carried per synapse
+    voltage_dependent: ClassVar[bool] = False  # whether `block` depends on the postsynaptic potential
+
+    def block(self, V: Array) -> Array:
+        """The factor of the conductance at postsynaptic potential ``V`` (mV, ``(..., synapses)``): 1 here."""
+        return jnp.ones_like(V)
 
     @abc.abstractmethod
     def time_scale(self) -> Array:
@@ -126,13 +136,14 @@ class AbstractSynapses(eqx.Module):
         x, arrived = latest_arrival(spikes, np.asarray(self.pre), self.delay, tau, t0, t1)
         return self.step_state(state, decay_factors(self.form()[2], (t1 - t0) / tau), x, arrived)
 
-    def step_state(self, state: Array, factors, x: Array, arrived: Array) -> tuple[Array, Array, Array, Array]:
+    def step_state(self, state: Array, factors, x: Array, arrived: Array, amplitude: Array | None = None):
         r"""`advance` once the step's `decay_factors` and the arrivals are known (see `kernel_step`).
 
         ``x`` is the age at the step's end of the spike that arrived inside it (in units of $\tau$, 0 where none)
-        and ``arrived`` whether one did (``(..., synapses)`` each; see `latest_arrival`).
+        and ``arrived`` whether one did (``(..., synapses)`` each; see `latest_arrival`); ``amplitude`` scales
+        the arriving spike's kernel (short-term plasticity's $uR$; 1 when ``None``).
         """
-        g0, mean, g1, state1 = kernel_step(self.form(), state, factors, x, arrived)
+        g0, mean, g1, state1 = kernel_step(self.form(), state, factors, x, arrived, amplitude)
         w = self.weight
         return w * g0, w * mean, w * g1, state1
 
@@ -201,10 +212,12 @@ def _checks(syn: AbstractSynapses, **time_constants: Array) -> dict[str, tuple[A
     checks.update(
         {f"{name} must be > 0 ms": _holds(~(v <= 0), jnp.min(v, axis=-1)) for name, v in time_constants.items()}
     )
+    if syn.plasticity is not None:
+        checks.update(syn.plasticity.physical_checks())
     return checks
 
 
-def _init(self, pre, post, weight, delay, E, **taus):
+def _init(self, pre, post, weight, delay, E, plasticity=None, **taus):
     pre_a, post_a = np.asarray(pre), np.asarray(post)
     if pre_a.ndim != 1 or post_a.shape != pre_a.shape or not np.issubdtype(pre_a.dtype, np.integer):
         raise ValueError(f"pre and post must be 1-D integer arrays of one length; got {pre_a.shape}, {post_a.shape}")
@@ -225,6 +238,11 @@ def _init(self, pre, post, weight, delay, E, **taus):
         if (name == "delay" or name in taus) and (values <= 0).any():
             raise ValueError(f"{name} must be > 0 ms; got {values.min()}")
         setattr(self, name, arr)
+    if plasticity is not None and not isinstance(plasticity, TsodyksMarkram):
+        raise TypeError(f"plasticity must be a TsodyksMarkram or None; got {type(plasticity).__name__}")
+    if plasticity is not None:
+        plasticity.check_size(n)
+    self.plasticity = plasticity
 
 
 def _phi(z: Array) -> Array:
@@ -283,16 +301,19 @@ def decay_factors(c: Array, delta: Array) -> tuple[Array, Array, Array]:
     return delta, em1[0], jnp.where(zero, 1.0, -em1[1] / safe)
 
 
-def kernel_step(form: tuple[Array, Array, Array], state: Array, factors, x: Array, arrived: Array):
+def kernel_step(form: tuple[Array, Array, Array], state: Array, factors, x: Array, arrived: Array, amplitude=None):
     r"""One step of the kernel sums: $\sum_s K$ at its start, its exact mean over the step, at its end; new state.
 
     ``form`` is `AbstractSynapses.form`'s $(a, b, c)$, ``state`` ``(..., synapses, components)``: $B$, and $D$
     when some $b \ne 0$ (one component: every kernel a pure exponential), ``factors`` the step's
     `decay_factors`. Over $\delta = h/\tau$ the state decays in closed form (see the module) and a spike that
     arrived inside the step adds its own state $x$ after arrival (``arrived``, ``x`` from `latest_arrival`) and
-    $\int K$ over the part of the step after it. Elementwise over the synapses.
+    $\int K$ over the part of the step after it, times ``amplitude`` where given (plasticity's $uR$).
+    Elementwise over the synapses.
     """
     a, b, c = form
+    # the arriving spike's share: 0 where none arrived, its amplitude where one did
+    hit = arrived.astype(x.dtype) if amplitude is None else jnp.where(arrived, amplitude, 0.0)
     delta, em1, phi = factors
     e = 1 + em1
     B = state[..., 0]
@@ -301,18 +322,18 @@ def kernel_step(form: tuple[Array, Array, Array], state: Array, factors, x: Arra
         # then has an absolute error of one ulp of 1, and the step's mean w (1 - e^{-x}) / delta one of
         # w ulp / delta, far below the kernel's scale w
         ex = jnp.exp(-x)
-        B1 = e * B + jnp.where(arrived, ex, 0.0)
-        mean = B * (-em1 / delta) + jnp.where(arrived, 1 - ex, 0.0) / delta
+        B1 = e * B + hit * ex
+        mean = B * (-em1 / delta) + hit * (1 - ex) / delta
         return a * B, a * mean, a * B1, B1[..., None]
     D = state[..., 1]
     A = B - c * D  # the faster exponential's sum
     xm1 = jnp.expm1(-x)
     ex = 1 + xm1
-    B1 = e * B + jnp.where(arrived, ex, 0.0)
+    B1 = e * B + hit * ex
     phi_x = _phi(c * x)
-    D1 = e * (D + A * delta * phi) + jnp.where(arrived, ex * x * phi_x, 0.0)
-    mean_B = -em1 * B + jnp.where(arrived, -xm1, 0.0)
-    mean_D = -em1 * D + A * _area(delta, c, e, em1, phi) + jnp.where(arrived, _area(x, c, ex, xm1, phi_x), 0.0)
+    D1 = e * (D + A * delta * phi) + hit * (ex * x * phi_x)
+    mean_B = -em1 * B - hit * xm1
+    mean_D = -em1 * D + A * _area(delta, c, e, em1, phi) + hit * _area(x, c, ex, xm1, phi_x)
     return a * B + b * D, (a * mean_B + b * mean_D) / delta, a * B1 + b * D1, jnp.stack([B1, D1], axis=-1)
 
 
@@ -344,10 +365,12 @@ class ExpSynapses(_AbstractOneTau):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    plasticity: TsodyksMarkram | None
     components: ClassVar[int] = 1
 
-    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
-        _init(self, pre, post, weight, delay, E, tau=tau)
+    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0,
+                 plasticity: TsodyksMarkram | None = None):  # fmt: skip
+        _init(self, pre, post, weight, delay, E, plasticity, tau=tau)
 
     def form(self):
         """$K(x) = e^{-x}$: ``a = 1``, ``b = c = 0``."""
@@ -364,10 +387,12 @@ class AlphaSynapses(_AbstractOneTau):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    plasticity: TsodyksMarkram | None
     components: ClassVar[int] = 2
 
-    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0):
-        _init(self, pre, post, weight, delay, E, tau=tau)
+    def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau: ArrayLike = 2.0, E: ArrayLike = 0.0,
+                 plasticity: TsodyksMarkram | None = None):  # fmt: skip
+        _init(self, pre, post, weight, delay, E, plasticity, tau=tau)
 
     def form(self):
         r"""$K(x) = e\,x e^{-x}$: ``a = 0``, ``b = e``, ``c = 0``."""
@@ -375,7 +400,44 @@ class AlphaSynapses(_AbstractOneTau):
         return zero, two_state_norm(zero), zero
 
 
-class Exp2Synapses(AbstractSynapses):
+class AbstractTwoStateSynapses(AbstractSynapses):
+    r"""Synapses with NEURON's ``Exp2Syn`` kernel: rise ``tau1`` < decay ``tau2`` (ms), peak 1 (see `Exp2Synapses`).
+
+    The concrete kinds (`Exp2Synapses`, `NMDASynapses`) declare the fields and `__init__`; this class shares the
+    methods that read the time constants.
+    """
+
+    tau1: eqx.AbstractVar[Array]
+    tau2: eqx.AbstractVar[Array]
+
+    def check_rise_and_decay(self) -> None:
+        """Refuse ``tau1 >= tau2`` eagerly (called by the kinds' `__init__`)."""
+        rise, decay = np.broadcast_arrays(np.asarray(self.tau1), np.asarray(self.tau2))
+        if (rise >= decay).any():
+            k = int(np.argmax(rise >= decay))
+            raise ValueError(
+                f"tau1 must be < tau2 (rise faster than decay, ms); got tau1 = {rise.flat[k]:g} >= "
+                f"tau2 = {decay.flat[k]:g}"
+            )
+
+    def time_scale(self):
+        """The decay ``tau2`` (ms)."""
+        return self.tau2
+
+    def physical_checks(self):
+        """Weight >= 0 µS, delay > 0 ms, 0 < tau1 < tau2 ms."""
+        checks = _checks(self, tau1=self.tau1)
+        ratio = self.tau1 / self.tau2
+        checks["tau1/tau2 must be < 1 (rise faster than decay)"] = _holds(~(ratio >= 1), jnp.max(ratio, axis=-1))
+        return checks
+
+    def form(self):
+        r"""$K(x) = (1 + c)\,e^{x_p}\,x e^{-x}\varphi(cx)$ with $c = (\tau_2 - \tau_1)/\tau_1$: ``a = 0``."""
+        c = (self.tau2 - self.tau1) / self.tau1
+        return jnp.zeros_like(c), two_state_norm(c), c
+
+
+class Exp2Synapses(AbstractTwoStateSynapses):
     r"""Two-state kinetic synapses, NEURON's ``Exp2Syn``: rise ``tau1`` and decay ``tau2`` (ms), peak ``weight`` µS.
 
     NEURON integrates two states that decay independently, $A' = -A/\tau_1$, $B' = -B/\tau_2$, adds
@@ -408,31 +470,10 @@ class Exp2Synapses(AbstractSynapses):
     E: Array
     pre: tuple[int, ...] = eqx.field(static=True)
     post: tuple[int, ...] = eqx.field(static=True)
+    plasticity: TsodyksMarkram | None
     components: ClassVar[int] = 2
 
     def __init__(self, pre, post, weight: ArrayLike, delay: ArrayLike, tau1: ArrayLike = 0.5, tau2: ArrayLike = 2.0,
-                 E: ArrayLike = 0.0):  # fmt: skip
-        _init(self, pre, post, weight, delay, E, tau1=tau1, tau2=tau2)
-        rise, decay = np.broadcast_arrays(np.asarray(self.tau1), np.asarray(self.tau2))
-        if (rise >= decay).any():
-            k = int(np.argmax(rise >= decay))
-            raise ValueError(
-                f"tau1 must be < tau2 (rise faster than decay, ms); got tau1 = {rise.flat[k]:g} >= "
-                f"tau2 = {decay.flat[k]:g}"
-            )
-
-    def time_scale(self):
-        """The decay ``tau2`` (ms)."""
-        return self.tau2
-
-    def physical_checks(self):
-        """Weight >= 0 µS, delay > 0 ms, 0 < tau1 < tau2 ms."""
-        checks = _checks(self, tau1=self.tau1)
-        ratio = self.tau1 / self.tau2
-        checks["tau1/tau2 must be < 1 (rise faster than decay)"] = _holds(~(ratio >= 1), jnp.max(ratio, axis=-1))
-        return checks
-
-    def form(self):
-        r"""$K(x) = (1 + c)\,e^{x_p}\,x e^{-x}\varphi(cx)$ with $c = (\tau_2 - \tau_1)/\tau_1$: ``a = 0``."""
-        c = (self.tau2 - self.tau1) / self.tau1
-        return jnp.zeros_like(c), two_state_norm(c), c
+                 E: ArrayLike = 0.0, plasticity: TsodyksMarkram | None = None):  # fmt: skip
+        _init(self, pre, post, weight, delay, E, plasticity, tau1=tau1, tau2=tau2)
+        self.check_rise_and_decay()
