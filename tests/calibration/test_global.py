@@ -14,10 +14,11 @@ from difflab.neuron import HodgkinHuxley
 
 TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
 BOUNDS = {"gNa": difflab.Bounded(50.0, 200.0), "gK": difflab.Bounded(10.0, 80.0), "gL": difflab.Bounded(0.05, 1.0)}
-# The decay fits below fit what test_calibrate.py fits (these transforms, 41 samples, Levenberg–Marquardt), and the
-# file joins its group: on one worker they reuse its compiled optimiser step instead of compiling their own.
+# Three decay fits below fit what test_calibrate.py fits (these transforms, 41 samples, Levenberg–Marquardt) and join
+# its group: on its worker they reuse its compiled optimiser step instead of compiling their own. The HH fits stay
+# in this file's group, on whichever worker is free.
 DECAY_PARAMS = {"k": difflab.Positive(), "y0": difflab.Bounded(0.1, 10.0)}
-pytestmark = pytest.mark.xdist_group("decay_fit")
+DECAY_FIT = pytest.mark.xdist_group("decay_fit")
 
 
 def ou_recording(t_end=120.0, noise=1.0, seed=1):
@@ -108,6 +109,7 @@ def test_strategy_linear_without_an_estimate_and_unknown_strategies_are_refused(
         difflab.GrowingWindows(factor=1.0)
 
 
+@DECAY_FIT
 def test_growing_windows_cover_the_data_and_end_at_the_optimum():
     ends = difflab.GrowingWindows(first=0.25, factor=2.0).ends(np.linspace(2.0, 10.0, 9))
     assert ends == [4.0, 6.0, 10.0]
@@ -125,6 +127,7 @@ def test_growing_windows_cover_the_data_and_end_at_the_optimum():
 
 
 @pytest.mark.slow
+@DECAY_FIT
 def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpoints(tmp_path):
     data = decay_data(noise=0.02, seed=2)
     fit = difflab.calibrate(Decay(k=2.0, y0=2.0), None, data, params=DECAY_PARAMS, steps=20)
@@ -166,6 +169,7 @@ def test_fixed_step_bias_is_refined_away_and_reported_when_the_user_fixed_the_st
 
 
 @pytest.mark.slow
+@DECAY_FIT
 def test_recordings_in_other_units_are_converted_or_refused():
     import xarray as xr
 
