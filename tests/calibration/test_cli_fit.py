@@ -36,6 +36,9 @@ def test_fit_writes_estimates_and_resumes(tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["fit", str(config)])
     assert result.exit_code == 0, result.output
+    # progress off a terminal: plain lines, the last of the fit with its step count and loss
+    lines = [line for line in result.output.splitlines() if line.startswith("calibrate: ")]
+    assert lines and "\r" not in result.output and lines[-1].startswith("calibrate: 3/3 [") and "loss " in lines[-1]
     ds = xr.open_dataset(tmp_path / "fit_hh.nc")
     assert {"gNa", "gNa_stderr", "final_loss", "history_loss"} <= set(ds.data_vars)
     assert ds["gNa"].attrs["units"] == "mS/cm^2"
@@ -44,8 +47,9 @@ def test_fit_writes_estimates_and_resumes(tmp_path):
     again = runner.invoke(app, ["fit", str(config)])
     assert again.exit_code == 2 and "exists" in again.output
     config.write_text(config.read_text().replace("steps = 3", "steps = 4"))
-    resumed = runner.invoke(app, ["fit", str(config), "--resume", "--overwrite"])
+    resumed = runner.invoke(app, ["fit", str(config), "--resume", "--overwrite", "--quiet"])
     assert resumed.exit_code == 0, resumed.output
+    assert "calibrate: " not in resumed.output  # --quiet
     with xr.open_dataset(tmp_path / "fit_hh.nc") as ds:
         assert ds.sizes["step"] == 4
 

@@ -52,6 +52,9 @@ def fit(
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue from the [fit] checkpoint file.")] = False,
     overwrite: Annotated[bool, typer.Option(help="Replace the result file if it exists.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, a line every 5 s otherwise).")
+    ] = False,
 ) -> None:
     """Fit the parameters named in the config to measured data; write estimates, losses and history."""
     from difflab import calibrate
@@ -83,7 +86,7 @@ def fit(
             protocol = recorded
         params = {name: _transform(name, t) for name, t in required(fit_spec, "params", "fit").items()}
         checkpoint = resolve_path(base, fit_spec.get("checkpoint"))
-        kwargs = _fit_options(fit_spec, checkpoint, checkpoint if resume else None)
+        kwargs = _fit_options(fit_spec, checkpoint, checkpoint if resume else None, progress=not quiet)
         result = calibrate(model, protocol, data, params=params, **kwargs)
     except (ValueError, KeyError, TypeError, FileExistsError, ImportError) as err:
         raise fail(error_text(err)) from None
@@ -191,7 +194,7 @@ def _transform(name: str, spec):
     raise ValueError(f"[fit.params] {name} must be 'log', 'positive', 'identity' or [lo, hi]; got {spec!r}")
 
 
-def _fit_options(spec: dict[str, Any], checkpoint: Path | None, resume: Path | None) -> dict[str, Any]:
+def _fit_options(spec: dict[str, Any], checkpoint: Path | None, resume: Path | None, progress: bool) -> dict[str, Any]:
     from difflab import RunOptions, SolveOptions
 
     starts = spec.get("starts", 1)
@@ -206,6 +209,7 @@ def _fit_options(spec: dict[str, Any], checkpoint: Path | None, resume: Path | N
             checkpoint=checkpoint,
             checkpoint_every=config_int(spec, "checkpoint_every", "fit", 25, minimum=1),
             resume=resume,
+            progress=progress,
         ),
     }
     if "dt" in spec:

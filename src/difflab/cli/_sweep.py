@@ -46,6 +46,10 @@ def sweep(
     scheduler_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the scheduler to answer.", min=0.1)
     ] = 10.0,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, a line every few chunks otherwise)."),
+    ] = False,
 ) -> None:
     """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""
     from difflab import sweep as run_sweep
@@ -79,6 +83,7 @@ def sweep(
         table = required(spec, "observables", "config")
         observables = {name: make_observable(name, o, model) for name, o in table.items()}
         keywords["chunk_size"] = config_int(out, "chunk_size", "output", 1024, minimum=1)
+        keywords["progress"] = not quiet
         if scheduler is None:
             ds = run(model, protocol, ts, design, observables, directory=directory, **keywords)
         else:
