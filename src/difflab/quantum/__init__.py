@@ -13,6 +13,8 @@ from ._control import optimize_drag as optimize_drag
 from ._dataset import QuantumResult as QuantumResult
 from ._drives import Controls as Controls
 from ._drives import Drive as Drive
+from ._fidelity import gate_fidelity as gate_fidelity
+from ._fidelity import leakage as leakage
 from ._lindblad import LindbladModel as LindbladModel
 from ._mesolve import mesolve as mesolve
 from ._mesolve import sesolve as sesolve
@@ -20,9 +22,14 @@ from ._operator import Operator as Operator
 from ._operator import as_operator as as_operator
 from ._operator import dense as dense
 from ._operator import dia as dia
+from ._propagator import PropagatorResult as PropagatorResult
+from ._propagator import mepropagator as mepropagator
+from ._propagator import sepropagator as sepropagator
 from ._pulses import GaussianPulse as GaussianPulse
 from ._pulses import PiecewiseConstant as PiecewiseConstant
 from ._pulses import feature_time as feature_time
+from ._qutip import from_qutip as from_qutip
+from ._qutip import to_qutip as to_qutip
 from ._rabi import RabiQubit as RabiQubit
 from ._rabi import readout_observer as readout_observer
 from ._rabi_fit import fit_rabi as fit_rabi
@@ -47,6 +54,5 @@ from ._states import fock as fock
 from ._states import fock_dm as fock_dm
 from ._states import ket2dm as ket2dm
 from ._transmon import drag_pulses as drag_pulses
-from ._transmon import gate_fidelity as gate_fidelity
 from ._transmon import subspace_propagator as subspace_propagator
 from ._transmon import transmon as transmon
