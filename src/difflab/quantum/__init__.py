@@ -53,6 +53,8 @@ from ._states import coherent as coherent
 from ._states import fock as fock
 from ._states import fock_dm as fock_dm
 from ._states import ket2dm as ket2dm
+from ._steadystate import liouvillian as liouvillian
+from ._steadystate import steadystate as steadystate
 from ._transmon import drag_pulses as drag_pulses
 from ._transmon import subspace_propagator as subspace_propagator
 from ._transmon import transmon as transmon
