@@ -16,6 +16,8 @@ from ._drives import Drive as Drive
 from ._fidelity import gate_fidelity as gate_fidelity
 from ._fidelity import leakage as leakage
 from ._lindblad import LindbladModel as LindbladModel
+from ._mcsolve import MCResult as MCResult
+from ._mcsolve import mcsolve as mcsolve
 from ._mesolve import mesolve as mesolve
 from ._mesolve import sesolve as sesolve
 from ._operator import Operator as Operator
