@@ -46,6 +46,7 @@ SVD_MAX_LEVELS = 32
 
 def liouvillian(H: Complex[ArrayLike, "n n"], jump_ops: Sequence[Complex[ArrayLike, "n n"]]) -> Complex[Array, "m m"]:
     r"""The dense Liouvillian ($n^2 \times n^2$) in the column-stacking convention (QuTiP's `liouvillian`)."""
+    H, _, jump_ops, _ = from_qutip_arguments(H, None, list(jump_ops), ())
     H = as_complex(H)
     n = H.shape[0]
     eye = jnp.eye(n, dtype=H.dtype)
