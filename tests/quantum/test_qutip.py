@@ -24,7 +24,7 @@ def test_round_trip_keeps_values_and_dims():
     assert q.to_qutip(q.from_qutip(ket), dims=[2, 3]) == ket
     with pytest.raises(ValueError, match=r"dims \[2, 2\] multiply to 4 but array acts on dimension 6"):
         q.to_qutip(q.from_qutip(a), dims=[2, 2])
-    with pytest.raises(TypeError, match="obj must be a qutip.Qobj; got ndarray"):
+    with pytest.raises(TypeError, match=r"obj must be a qutip\.Qobj; got ndarray"):
         q.from_qutip(np.eye(2))
 
 

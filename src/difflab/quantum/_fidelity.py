@@ -28,7 +28,7 @@ from ._complex import as_complex
 
 
 def subspace_block(U: Complex[ArrayLike, "... n n"], subspace: Sequence[int] | None) -> Complex[Array, "... d d"]:
-    """The block $\\langle j|U|k\\rangle$, $j, k$ in `subspace` (level indices); all of `U` when `subspace` is None."""
+    r"""The block $\langle j|U|k\rangle$, $j, k$ in `subspace` (level indices); all of `U` when `subspace` is None."""
     U = jnp.asarray(U)
     if U.ndim < 2 or U.shape[-1] != U.shape[-2]:
         raise ValueError(f"U must be a square propagator (..., n, n); got shape {U.shape}")
@@ -55,7 +55,7 @@ def gate_fidelity(
     target: Complex[ArrayLike, "d d"],
     subspace: Sequence[int] | None = None,
 ) -> Float[Array, "..."]:
-    """Average gate fidelity of the propagator `U` (restricted to `subspace`) against the unitary `target`.
+    r"""Average gate fidelity of the propagator `U` (restricted to `subspace`) against the unitary `target`.
 
     Args:
         U: propagator (..., n, n), e.g. `sepropagator(H, ts).propagators[-1]`.
@@ -63,7 +63,7 @@ def gate_fidelity(
         subspace: the d level indices of the computational subspace (default: all n levels, so d = n).
 
     Returns:
-        $F_\\text{avg}$ (module docstring), shape `U.shape[:-2]`, in [0, 1]; leakage out of the subspace lowers it.
+        $F_\text{avg}$ (module docstring), shape `U.shape[:-2]`, in [0, 1]; leakage out of the subspace lowers it.
     """
     V = subspace_block(U, subspace)
     V = as_complex(V, V)
@@ -78,6 +78,6 @@ def gate_fidelity(
 
 
 def leakage(U: Complex[ArrayLike, "... n n"], subspace: Sequence[int]) -> Float[Array, "..."]:
-    """Average population that `U` takes out of `subspace` (level indices): $1 - \\mathrm{Tr}(V^\\dagger V)/d$."""
+    r"""Average population that `U` takes out of `subspace` (level indices): $1 - \mathrm{Tr}(V^\dagger V)/d$."""
     V = subspace_block(U, subspace)
     return 1.0 - jnp.sum(jnp.abs(V) ** 2, axis=(-2, -1)) / V.shape[-1]

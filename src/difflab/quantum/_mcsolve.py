@@ -47,11 +47,11 @@ RTOL, ATOL = 1e-6, 1e-8
 
 
 class MCResult(eqx.Module):
-    """Trajectory averages of a jump unravelling, with their standard errors (a pytree of arrays).
+    r"""Trajectory averages of a jump unravelling, with their standard errors (a pytree of arrays).
 
     Attributes:
         ts: save times (time,), `time_units`.
-        expects: mean $\\langle E_m\\rangle(t)$ over trajectories, complex (time, observable).
+        expects: mean $\langle E_m\rangle(t)$ over trajectories, complex (time, observable).
         expects_stderr: standard error of that mean: real part for the real part, imaginary for the imaginary.
         trajectory_expects: every trajectory's values, complex (trajectory, time, observable).
         num_jumps: jumps per trajectory (trajectory,).

@@ -310,7 +310,7 @@ def _exp_ops(exp_ops, n):
 
 
 def basis_states(n: int, open_system: bool) -> tuple[dict, int]:
-    r"""Split basis states: the kets $|k\rangle$ (k < n), or $|i\rangle\langle j|$ at member $i + n j$ (columns stacked).
+    r"""Split basis states: the kets $|k\rangle$, or $|i\rangle\langle j|$ as member $i + n j$ (columns stacked).
 
     The Lindblad equation is linear in $\rho$, so these non-Hermitian, traceless "states" evolve into the columns
     of the superoperator; they bypass the density-matrix checks.

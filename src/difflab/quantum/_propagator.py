@@ -85,7 +85,12 @@ def sepropagator(
     Args:
         H: Hamiltonian (n, n) or a batch (b, n, n), rad per `time_units` (array, `Operator` or QuTiP `Qobj`).
         ts: save times (strictly increasing, `time_units`); $U(\texttt{ts[0]}) = I$.
-        drives, batching, time_units, layout, options, **solve_keywords: as in `sesolve`.
+        drives: `Drive(protocol, operator)` terms, as in `sesolve`.
+        batching: the batch dimension of `H` and how the members (batch × n columns) run, as in `sesolve`.
+        time_units: "ns" or "us", as in `sesolve`.
+        layout: operator storage ("auto", "dia", "dense").
+        options: a [`SolveOptions`][difflab.SolveOptions], as in `sesolve`.
+        **solve_keywords: the fields of `SolveOptions` as keywords.
 
     Returns:
         `PropagatorResult`; `.propagators` has shape ([b], time, n, n).
@@ -118,7 +123,12 @@ def mepropagator(
         H: Hamiltonian (n, n) or a batch (b, n, n), rad per `time_units`.
         ts: save times (strictly increasing, `time_units`); $S(\texttt{ts[0]}) = I_{n^2}$.
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$, as in `mesolve`.
-        drives, batching, time_units, layout, options, **solve_keywords: as in `mesolve`.
+        drives: `Drive(protocol, operator)` terms, as in `mesolve`.
+        batching: the batch dimension of `H` / `jump_ops` and how the members (batch × n² columns) run.
+        time_units: "ns" or "us", as in `mesolve`.
+        layout: operator storage ("auto", "dia", "dense").
+        options: a [`SolveOptions`][difflab.SolveOptions], as in `mesolve`.
+        **solve_keywords: the fields of `SolveOptions` as keywords.
 
     Returns:
         `PropagatorResult`; `.propagators` has shape ([b], time, n², n²). Apply it as

@@ -74,7 +74,8 @@ def steadystate(
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$ (n, n); at least one (without dissipation every
             eigenstate of H is stationary).
         method: "direct" (dense LU, checks uniqueness; n ≲ 50) or "iterative" (matrix-free GMRES; large n).
-        rtol, atol: GMRES's tolerances on the residual (iterative method only).
+        rtol: GMRES's relative tolerance on the residual (iterative method only).
+        atol: GMRES's absolute tolerance on the residual (iterative method only).
         max_steps: GMRES's iteration limit (iterative method; default lineax's, 10 n^2).
 
     Returns:
