@@ -192,6 +192,7 @@ def main():
             reference = results["qutip"][0]
         for lib, (out, timing) in results.items():
             table.append({"task": task, "lib": lib, **timing, "accuracy": accuracy(task, out, reference)})
+            print(json.dumps(table[-1]), flush=True)  # row by row: a long run shows its progress
     meta = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
             "python": platform.python_version(), "jax": jax.__version__}  # fmt: skip
     for lib in ("dynamiqs", "qutip"):

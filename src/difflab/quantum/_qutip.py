@@ -51,8 +51,9 @@ def to_qutip(array: Complex[ArrayLike, "..."], dims: Sequence[int] | Sequence[Se
     n = values.shape[0]
     if dims is None:
         return qutip.Qobj(values)
-    full = [list(d) for d in dims] if all(isinstance(d, Sequence) for d in dims) else None
-    flat = list(full[0]) if full else [int(d) for d in dims]  # type: ignore[arg-type]
+    nested = all(isinstance(d, Sequence) for d in dims)  # QuTiP's [[row dims], [column dims]]
+    full = [[int(k) for k in d] for d in dims if isinstance(d, Sequence)] if nested else None
+    flat = list(full[0]) if full else [int(d) for d in dims if not isinstance(d, Sequence)]
     if int(np.prod(flat)) != n:
         raise ValueError(f"dims {list(dims)} multiply to {int(np.prod(flat))} but array acts on dimension {n}")
     if full is None:
