@@ -17,7 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from ._transmon import drag_pulses, gate_fidelity, subspace_propagator, transmon
+from ._fidelity import gate_fidelity
+from ._transmon import drag_pulses, subspace_propagator, transmon
 
 X_GATE = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=complex)
 

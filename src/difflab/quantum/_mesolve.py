@@ -43,6 +43,7 @@ from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, check_numeric
 from ._operator_cache import cached_operator
+from ._qutip import from_qutip_arguments
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import QuantumModel, solve_model
 
@@ -130,6 +131,7 @@ def sesolve(
     """
     batching = gather_batching(batching, solve_keywords, "sesolve")
     opts = merge_options(options, solve_keywords, "sesolve")
+    H, psi0, _, exp_ops = from_qutip_arguments(H, psi0, (), exp_ops, "psi0")
     return _solve(
         H, psi0, ts, (), drives, exp_ops, open_system=False, save_states=save_states, batching=batching,
         time_units=time_units, options=opts, layout=layout,
@@ -179,6 +181,7 @@ def mesolve(
     """
     batching = gather_batching(batching, solve_keywords, "mesolve")
     opts = merge_options(options, solve_keywords, "mesolve")
+    H, rho0, jump_ops, exp_ops = from_qutip_arguments(H, rho0, jump_ops, exp_ops, "rho0")
     return _solve(
         H, rho0, ts, jump_ops, drives, exp_ops, open_system=True, save_states=save_states, batching=batching,
         time_units=time_units, options=opts, layout=layout,
@@ -206,8 +209,12 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     n_batch = sizes.pop() if sizes else None
     coords = _batch_coords(batching.coords, n_batch, batch_dim)  # before the solve, which may take long
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
-    state0 = _ket_column(state0, n, "rho0" if open_system else "psi0")  # (n, 1) is one ket, not n kets
-    y0, n_states = _initial_states(state0, n, open_system)
+    if state0 is None:  # a propagator: the basis kets, or the basis matrices |i><j| in column-stacking order
+        y0, n_states = basis_states(n, open_system)
+        state0 = [None] * n_states
+    else:
+        state0 = _ket_column(state0, n, "rho0" if open_system else "psi0")  # (n, 1) is one ket, not n kets
+        y0, n_states = _initial_states(state0, n, open_system)
     members = (n_batch or 1) * n_states
     state_size = 2 * (n * n if open_system else n)
     strategy = batching.strategy or default_strategy(adaptive=True, state_size=state_size)
@@ -300,6 +307,21 @@ def _exp_ops(exp_ops, n):
         ops.append(op)
         hermitian.append(herm)
     return [name for name, _ in items], ops, all(hermitian)
+
+
+def basis_states(n: int, open_system: bool) -> tuple[dict, int]:
+    r"""Split basis states: the kets $|k\rangle$, or $|i\rangle\langle j|$ as member $i + n j$ (columns stacked).
+
+    The Lindblad equation is linear in $\rho$, so these non-Hermitian, traceless "states" evolve into the columns
+    of the superoperator; they bypass the density-matrix checks.
+    """
+    if not open_system:
+        return split_state(np.eye(n, dtype=complex), "psi"), n
+    basis = np.zeros((n * n, n, n), complex)
+    for j in range(n):
+        for i in range(n):
+            basis[i + n * j, i, j] = 1.0
+    return split_state(basis, "rho"), n * n
 
 
 def _initial_states(state0, n, open_system):

@@ -20,6 +20,7 @@ from jaxtyping import Array, ArrayLike
 from ..core.internal import is_concrete
 from ._complex import from_parts
 from ._drives import Drive
+from ._fidelity import gate_fidelity as gate_fidelity
 from ._operator import dia
 from ._pulses import GaussianPulse
 from ._schrodinger import SchrodingerModel
@@ -70,14 +71,3 @@ def subspace_propagator(model: SchrodingerModel, duration: float, *, rtol=1e-8, 
                        stepsize_controller=control)  # fmt: skip
     final = traj.ys["psi"][-1]
     return from_parts(final[0, :2, :], final[1, :2, :])
-
-
-def gate_fidelity(V: Array, target: Array) -> Array:
-    r"""Average gate fidelity of a (possibly leaky, non-unitary) block $V$ against a unitary target (d = 2).
-
-    $F = \dfrac{\mathrm{Tr}(M M^\dagger) + |\mathrm{Tr} M|^2}{d(d+1)}$, $M = U_\text{target}^\dagger V$
-    (Pedersen, Møller & Mølmer, Phys. Lett. A 367, 47 (2007)); insensitive to a global phase.
-    """
-    M = jnp.conj(target).T @ V
-    d = target.shape[0]
-    return (jnp.real(jnp.trace(M @ jnp.conj(M).T)) + jnp.abs(jnp.trace(M)) ** 2) / (d * (d + 1))
