@@ -186,7 +186,7 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
 
 
 def _warn(out: xr.Dataset) -> None:
-    for name in out["parameter"].values:
+    for name in map(str, out["parameter"].values):
         rhat, ess = float(out["rhat"].sel(parameter=name)), float(out["ess_bulk"].sel(parameter=name))
         if rhat > RHAT_LIMIT or ess < ESS_LIMIT:
             warnings.warn(
@@ -197,7 +197,8 @@ def _warn(out: xr.Dataset) -> None:
             )
     if out.attrs["divergences"] > 0:
         warnings.warn(
-            f"{out.attrs['divergences']} divergent transitions in the posterior of {list(out['parameter'].values)}: "
+            f"{out.attrs['divergences']} divergent transitions in the posterior of "
+            f"{', '.join(map(str, out['parameter'].values))}: "
             "the draws may be biased (reparametrise, tighten the bounds or give priors)",
             RuntimeWarning,
             stacklevel=3,
