@@ -75,7 +75,7 @@ def test_log_density_has_jacobian_and_prior():
     data, prior = line_data(0), lambda a: -0.5 * (a - 1.0) ** 2
     problem, fit = build_problem(Line(), data, BOUNDS, "mse", Comparison(), None)
     member = jax.tree.map(lambda x: x[0], fit_members(difflab.Constant(0.0), fit))
-    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(SIGMA), priors={"a": prior})
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(SIGMA), priors=(("a", prior),))
 
     def closed_form(a, b):
         rss = np.sum((data["y"] - a * TS - b) ** 2)

@@ -31,13 +31,14 @@ class LogDensity(eqx.Module):
         problem: the calibration problem (`calibrate`'s own: its residuals and transforms).
         member: `(protocol, data, mask)` of the recording.
         sigma: noise standard deviation, in the data's units.
-        priors: `{name: log p(x)}` for parameters with a prior other than uniform (physical units).
+        priors: `(name, log p(x))` pairs for parameters with a prior other than uniform (physical units); a tuple,
+            so that the compiled sampler is found again for the same functions.
     """
 
     problem: Problem
     member: tuple
     sigma: jax.Array
-    priors: dict[str, Callable] = eqx.field(static=True)
+    priors: tuple[tuple[str, Callable], ...] = eqx.field(static=True)
 
     def __call__(self, theta: dict[str, jax.Array]) -> jax.Array:
         residuals = self.problem.residuals(theta, self.member)
@@ -45,7 +46,7 @@ class LogDensity(eqx.Module):
         n = jnp.asarray(self.problem.loss.count(data, mask)).astype(residuals.dtype)
         log_likelihood = -0.5 * n * jnp.sum(residuals**2) / self.sigma**2
         values = self.problem.physical(theta)
-        log_prior = sum((jnp.sum(prior(values[name])) for name, prior in self.priors.items()), jnp.zeros(()))
+        log_prior = sum((jnp.sum(prior(values[name])) for name, prior in self.priors), jnp.zeros(()))
         total = log_likelihood + log_prior + log_jacobian(self.problem, theta)
         # a failed solve (NaN or inf residuals) is a point of zero density, which NUTS rejects, not a crash
         return jnp.where(jnp.isfinite(total), total, -jnp.inf)

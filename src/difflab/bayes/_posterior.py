@@ -91,7 +91,7 @@ def posterior(
     member = jax.tree.map(lambda x: x[0], fit_members(protocol, fit))
     theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
     sigma = _noise(noise, problem, theta, member)
-    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=priors)
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
     start_key, chain_key = jax.random.split(key)
     starts = {
         name: u + START_JITTER * jax.random.normal(k, (chains, *jnp.shape(u)), jnp.result_type(u))
