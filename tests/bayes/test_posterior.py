@@ -70,6 +70,17 @@ def test_estimated_noise_from_start_matches_exact_posterior():
     check_against_exact(post, *exact(data["y"], sigma))
 
 
+def test_gaussian_prior_matches_conjugate_posterior():
+    """A prior a ~ N(μ, τ²): precision XᵀX/σ² + diag(1/τ², 0), mean P⁻¹(Xᵀy/σ² + (μ/τ², 0)) (conjugate update)."""
+    data, mu, tau = line_data(2), 0.5, 0.05
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params=BOUNDS, noise=SIGMA,
+                             priors={"a": lambda a: -0.5 * ((a - mu) / tau) ** 2}, key=jax.random.key(2),
+                             **SETTINGS)  # fmt: skip
+    precision = X.T @ X / SIGMA**2 + np.diag([1 / tau**2, 0.0])
+    cov = np.linalg.inv(precision)
+    check_against_exact(post, cov @ (X.T @ data["y"] / SIGMA**2 + np.array([mu / tau**2, 0.0])), cov)
+
+
 def test_log_density_has_jacobian_and_prior():
     """log p(u) = -RSS/(2σ²) + log p(a) + log|dx/du| summed, against the closed form at two points."""
     data, prior = line_data(0), lambda a: -0.5 * (a - 1.0) ** 2
