@@ -59,6 +59,26 @@ class Decay(difflab.AbstractModel):
         return {"y": self.y0}
 
 
+class Line(difflab.AbstractModel):
+    """dy/dt = a, y(0) = b: the straight line y = a t + b (a linear model in its parameters)."""
+
+    a: jnp.ndarray
+    b: jnp.ndarray
+    states = (difflab.StateInfo("y", "mV", "straight line"),)
+    time_units = "ms"
+    parameter_units: ClassVar[dict[str, str]] = {"a": "mV/ms", "b": "mV"}
+
+    def __init__(self, a=1.0, b=0.0):
+        self.a = jnp.asarray(a, dtype=float)
+        self.b = jnp.asarray(b, dtype=float)
+
+    def vector_field(self, t, y, args):
+        return {"y": self.a + 0.0 * y["y"]}
+
+    def initial_state(self):
+        return {"y": self.b}
+
+
 def decay_data(k=0.5, y0=2.0, n=41, t1=8.0, noise=0.0, seed=0):
     """Exact samples of y0 exp(-k t) (plus Gaussian noise) as a dict with 'time'."""
     ts = np.linspace(0.0, t1, n)

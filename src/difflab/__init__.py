@@ -23,6 +23,7 @@ from . import datasets as datasets
 from . import io as io
 from . import plot as plot
 from . import sensitivity as sensitivity
+from .bayes import posterior as posterior
 from .calibration import MSE as MSE
 from .calibration import AbstractLoss as AbstractLoss
 from .calibration import AbstractTransform as AbstractTransform

@@ -170,13 +170,8 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
     compare = _checked(compare, Comparison, "compare")
     run = _checked(run, RunOptions, "run")
-    transforms, paths = _check_params(model, params)
-    observed = compare.observe is not None
-    available = list(compare.variables or []) if observed else [s.name for s in model.states]
-    model_units = {} if observed else {s.name: s.units for s in model.states}
-    variables = None if compare.variables is None else list(compare.variables)
-    fit = as_fit_data(data, available, variables, model_units, model.time_units)
-    sim_ts, interpolate = _time_grid(compare.ts, fit.ts)
+    problem, fit = build_problem(model, data, params, loss, compare, options, simulate_extra)
+    transforms, paths, loss_fn = problem.transforms, problem.paths, problem.loss
     explicit = None
     if isinstance(starts, Mapping):
         explicit, starts = _explicit_starts(starts, transforms)
@@ -187,20 +182,7 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
     if key is not None and not _is_key(key):
         raise TypeError(f"key must be a JAX random key, e.g. jax.random.key(0); got {type(key).__name__} {key!r}")
     checkpoint = _check_checkpoint(run.checkpoint, run.resume)
-    loss_fn = as_loss(loss, fit.ts)
     adapter = as_adapter(optimizer, loss_fn)
-    problem = Problem(
-        model=model,
-        transforms=transforms,
-        paths=paths,
-        sim_ts=sim_ts,
-        data_ts=jnp.asarray(fit.ts),
-        interpolate=interpolate,
-        names=tuple(sorted(fit.values)),
-        loss=loss_fn,
-        sim_options={**(simulate_extra or {}), **merge_options(options, {}, "calibrate").keywords()},
-        observe=compare.observe,
-    )
     members = _members(protocol, fit, starts)
     strategy, progress, callback = run.strategy, run.progress, run.callback
     if run.client is not None:  # every argument is checked here, before anything is sent to a worker
@@ -244,6 +226,41 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
     if result.diagnostics is not None:
         result.diagnostics.attrs.update(refinement_steps=refined, dt0=str(problem.sim_options.get("dt0", "default")))
     return result
+
+
+def build_problem(
+    model, data, params, loss, compare: Comparison, options, simulate_extra=None
+) -> tuple[Problem, FitData]:
+    """The calibration problem of `calibrate` (checked parameters, data, grid, loss, solve options) and its data.
+
+    Shared by everything that evaluates the fit's residuals (`calibrate`, `difflab.posterior`), so that they
+    compare the model with the data in one way.
+    """
+    transforms, paths = _check_params(model, params)
+    observed = compare.observe is not None
+    available = list(compare.variables or []) if observed else [s.name for s in model.states]
+    model_units = {} if observed else {s.name: s.units for s in model.states}
+    variables = None if compare.variables is None else list(compare.variables)
+    fit = as_fit_data(data, available, variables, model_units, model.time_units)
+    sim_ts, interpolate = _time_grid(compare.ts, fit.ts)
+    problem = Problem(
+        model=model,
+        transforms=transforms,
+        paths=paths,
+        sim_ts=sim_ts,
+        data_ts=jnp.asarray(fit.ts),
+        interpolate=interpolate,
+        names=tuple(sorted(fit.values)),
+        loss=as_loss(loss, fit.ts),
+        sim_options={**(simulate_extra or {}), **merge_options(options, {}, "calibrate").keywords()},
+        observe=compare.observe,
+    )
+    return problem, fit
+
+
+def fit_members(protocol, fit: FitData):
+    """`(protocol, data, mask)` of each recording, with a leading recording axis (one start each)."""
+    return _members(protocol, fit, 1)
 
 
 def _refine(adapter, problem, members, state, steps, fit, starts):

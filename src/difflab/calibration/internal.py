@@ -6,13 +6,17 @@ result and the transforms and strategies.
 Siblings import from here, never from this folder's underscore modules (`scripts/check_layout.py`).
 """
 
+from ._calibrate import build_problem as build_problem
 from ._calibrate import calibrate as calibrate
+from ._calibrate import fit_members as fit_members
 from ._comparison import Comparison as Comparison
 from ._linear_estimate import EstimateUnavailable as EstimateUnavailable
 from ._measured import FitData as FitData
 from ._measured import as_fit_data as as_fit_data
+from ._objective import Problem as Problem
 from ._result import Calibration as Calibration
 from ._run import RunOptions as RunOptions
 from ._strategies import GrowingWindows as GrowingWindows
+from ._transforms import AbstractTransform as AbstractTransform
 from ._transforms import Bounded as Bounded
 from ._transforms import Positive as Positive

@@ -1,0 +1,3 @@
+"""Bayesian inference: posterior draws (NUTS) of a calibration problem, with R-hat, ESS and divergences."""
+
+from ._posterior import posterior as posterior

@@ -1,0 +1,36 @@
+"""Chains of the No-U-Turn sampler with Stan's window adaptation (blackjax), vmapped over chains.
+
+Each chain adapts its own step size and diagonal mass matrix during `warmup` (Stan's three-phase windowed
+adaptation: Hoffman & Gelman, "The No-U-Turn Sampler", JMLR 15, 2014; Stan Reference Manual, "HMC algorithm
+parameters"), then draws `draws` states with the adapted kernel. Warm-up states are discarded.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+
+
+@eqx.filter_jit
+def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: int, draws: int):
+    """Draws of every chain `{name: (chain, draw, ...)}`, divergences `(chain, draw)` and adapted step sizes.
+
+    `density` is the log density of the unconstrained parameters; `keys` one key per chain; `starts` the
+    unconstrained starts with a leading chain axis.
+    """
+    import blackjax  # the optional dependency of the `posterior` extra
+
+    def chain(key, start):
+        adapt_key, draw_key = jax.random.split(key)
+        adaptation = blackjax.window_adaptation(blackjax.nuts, density)
+        (state, parameters), _ = adaptation.run(adapt_key, start, num_steps=warmup)
+        kernel = blackjax.nuts(density, **parameters).step
+
+        def one(state, step_key):
+            state, info = kernel(step_key, state)
+            return state, (state.position, info.is_divergent)
+
+        _, (positions, divergent) = jax.lax.scan(one, state, jax.random.split(draw_key, draws))
+        return positions, divergent, parameters["step_size"]
+
+    return jax.vmap(chain)(keys, starts)

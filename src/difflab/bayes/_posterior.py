@@ -1,0 +1,205 @@
+r"""`posterior`: draws from the Bayesian posterior of fitted parameters (NUTS), with convergence checks.
+
+The likelihood is Gaussian in the residuals that `calibrate` minimises (see `_density`), so the posterior mode
+with uniform priors is the least-squares fit. The noise level $\sigma$ is either given or estimated at the start as
+$\hat\sigma^2 = \mathrm{RSS}/(n - p)$ (Bates & Watts 1988, ch. 2), the residual variance of a good fit.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import xarray as xr
+from jaxtyping import ArrayLike, PRNGKeyArray
+
+from ..calibration.internal import AbstractTransform, Bounded, Calibration, Comparison, build_problem, fit_members
+from ..core.internal import AbstractModel, get_path
+from ._density import LogDensity
+from ._nuts import run_chains
+
+#: Convergence thresholds (Vehtari et al., "Rank-normalization, folding, and localization: an improved R-hat",
+#: Bayesian Analysis 16, 2021: R-hat below 1.01 and a bulk ESS of at least 100 before trusting the draws).
+RHAT_LIMIT, ESS_LIMIT = 1.01, 100.0
+
+#: Spread of the chains' starts around `start`, in the unconstrained coordinates (so the chains are not identical).
+START_JITTER = 0.01
+
+
+def posterior(
+    model: AbstractModel,
+    protocol: Any,
+    data: Any,
+    *,
+    params: Mapping[str, AbstractTransform | tuple[float, float] | None],
+    priors: Mapping[str, Callable[[jax.Array], jax.Array]] | None = None,
+    compare: Comparison | None = None,
+    start: Calibration | Mapping[str, ArrayLike] | None = None,
+    noise: float | None = None,
+    chains: int = 4,
+    warmup: int = 500,
+    draws: int = 1000,
+    key: PRNGKeyArray,
+) -> xr.Dataset:
+    r"""Sample the posterior of the parameters named in `params` given one recording `data`, with NUTS.
+
+    $$p(x \mid y) \propto \exp\Big(-\frac{\mathrm{RSS}(x)}{2\sigma^2}\Big) \prod_j p_j(x_j)$$
+
+    with $\mathrm{RSS}$ the residual sum of squares of `calibrate`'s trace MSE (one noise level $\sigma$ for all
+    samples). The sampler works in the transforms' unconstrained coordinates, with their log-Jacobian.
+
+    Args:
+        model: the model; fields not named in `params` stay fixed.
+        protocol: the input, as for [`difflab.calibrate`][].
+        data: one recording, as for `calibrate` (NaN samples are left out).
+        params: parameter name -> transform or `(lo, hi)` for `Bounded(lo, hi)`, as for `calibrate`.
+        priors: `{name: log_p}` with `log_p(x)` the log prior density of the physical value `x` (up to a constant);
+            a parameter without one gets a uniform prior (on its bounds for `Bounded`).
+        compare: a [`Comparison`][difflab.Comparison]: which variables, on which grid (as for `calibrate`).
+        start: where the chains start: a [`Calibration`][difflab.Calibration] (its best model), `{name: value}`
+            (physical units, inside the bounds) or `None`: a `Bounded` parameter's centre, else the model's value.
+        noise: $\sigma$, the noise standard deviation in the data's units (> 0). `None`: $\hat\sigma^2 =
+            \mathrm{RSS}/(n - p)$ at `start` (so start at a fit), stated in `attrs["noise"]`.
+        chains: independent chains, vmapped (>= 1; 4 give a meaningful R-hat).
+        warmup: adaptation steps per chain (step size and diagonal mass matrix), discarded.
+        draws: kept draws per chain (>= 1).
+        key: random key (chains' starts, adaptation and draws).
+
+    Returns:
+        A Dataset with one variable per parameter, dims `(chain, draw)` (plus the parameter's own), physical units
+        in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter);
+        `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences` and the adapted step sizes.
+
+    Warns:
+        RuntimeWarning: naming the parameter when R-hat > 1.01 or bulk ESS < 100, or when any draw diverged.
+    """
+    if not isinstance(model, AbstractModel):
+        raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
+    if importlib.util.find_spec("blackjax") is None:
+        raise ImportError("posterior samples with blackjax: pip install 'difflab[posterior]'")
+    _check_counts(chains, warmup, draws)
+    compare = Comparison() if compare is None else compare
+    problem, fit = build_problem(model, data, params, "mse", compare, None)
+    if fit.n_recordings != 1:
+        raise ValueError(f"data must hold one recording for posterior; got {fit.n_recordings} (select one)")
+    priors = _checked_priors(priors, problem.transforms)
+    member = jax.tree.map(lambda x: x[0], fit_members(protocol, fit))
+    theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
+    sigma = _noise(noise, problem, theta, member)
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
+    start_key, chain_key = jax.random.split(key)
+    starts = {
+        name: u + START_JITTER * jax.random.normal(k, (chains, *jnp.shape(u)), jnp.result_type(u))
+        for (name, u), k in zip(theta.items(), jax.random.split(start_key, len(theta)))
+    }
+    positions, divergent, step_sizes = run_chains(density, jax.random.split(chain_key, chains), starts, warmup, draws)
+    settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=chains, warmup=warmup, draws=draws)
+    out = _dataset(problem, positions, np.asarray(divergent), settings)
+    out.attrs.update(noise=float(sigma), noise_estimated=int(noise is None), step_sizes=np.asarray(step_sizes))
+    _warn(out)
+    return out
+
+
+def _check_counts(chains, warmup, draws) -> None:
+    for name, value, least in (("chains", chains, 1), ("draws", draws, 1), ("warmup", warmup, 0)):
+        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
+
+
+def _checked_priors(priors, transforms) -> dict[str, Callable]:
+    priors = dict(priors or {})
+    for name, prior in priors.items():
+        if name not in transforms:
+            raise ValueError(f"priors names {name!r}, which is not a fitted parameter (params: {sorted(transforms)})")
+        if not callable(prior):
+            raise TypeError(f"priors[{name!r}] must be a function log_p(value) -> log density; got {prior!r}")
+    return priors
+
+
+def _start(start, model, problem) -> dict[str, jax.Array]:
+    """Physical start values of every fitted parameter (see `posterior`'s `start`)."""
+    values = {}
+    for name, path in problem.paths:
+        transform = problem.transforms[name]
+        own = jnp.asarray(get_path(model, path))
+        if isinstance(start, Calibration):
+            value = jnp.asarray(get_path(start.model, path))
+        elif isinstance(start, Mapping) and name in start:
+            value = jnp.asarray(start[name], dtype=own.dtype)
+        elif start is None and isinstance(transform, Bounded):
+            value = jnp.broadcast_to((transform.lo + transform.hi) / 2, own.shape)
+        elif start is None:
+            value = own
+        else:
+            raise ValueError(f"start must be a Calibration, a dict naming every fitted parameter or None; {name!r} is "
+                             f"missing from {start!r}")  # fmt: skip
+        if value.shape != own.shape:
+            raise ValueError(f"start of {name!r} must have the parameter's shape {own.shape}; got {value.shape}")
+        try:
+            transform.check(value, name)
+        except ValueError as err:
+            raise ValueError(f"start: {err}") from None
+        values[name] = value
+    return values
+
+
+def _noise(noise, problem, theta, member) -> float:
+    r"""The given noise level, checked, or $\hat\sigma = \sqrt{\mathrm{RSS}/(n - p)}$ at `theta`."""
+    if noise is not None:
+        if not np.isfinite(noise) or noise <= 0:
+            raise ValueError(f"noise must be a positive standard deviation in the data's units; got {noise!r}")
+        return float(noise)
+    _, data, mask = member
+    n = float(problem.loss.count(data, mask))
+    p = sum(int(np.size(u)) for u in theta.values())
+    rss = n * float(jnp.sum(problem.residuals(theta, member) ** 2))
+    if n <= p or not rss > 0:
+        raise ValueError(f"noise cannot be estimated ({int(n)} samples, {p} parameters, RSS {rss}); pass noise=")
+    return float(np.sqrt(rss / (n - p)))
+
+
+def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
+    import blackjax.diagnostics  # the optional dependency of the `posterior` extra
+
+    units = type(problem.model).parameter_units
+    variables: dict[str, Any] = {}
+    rhat, ess = [], []
+    for name, path in problem.paths:
+        x = np.asarray(jax.vmap(jax.vmap(problem.transforms[name].forward))(positions[name]))
+        dims = ("chain", "draw", *[f"{name}_dim_{i}" for i in range(x.ndim - 2)])
+        attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"posterior draws of {name} ({path})"}
+        variables[name] = xr.Variable(dims, x, attrs)
+        rhat.append(float(np.max(blackjax.diagnostics.potential_scale_reduction(x))))
+        ess.append(float(np.min(blackjax.diagnostics.ess_bulk(x))))
+    names = [name for name, _ in problem.paths]
+    variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
+    variables["ess_bulk"] = xr.Variable("parameter", np.array(ess), {"long_name": "bulk effective sample size"})
+    variables["divergent"] = xr.Variable(("chain", "draw"), divergent, {"long_name": "divergent transition"})
+    out = xr.Dataset(variables, coords={"parameter": names})
+    out.attrs.update(settings, divergences=int(divergent.sum()))
+    return out
+
+
+def _warn(out: xr.Dataset) -> None:
+    for name in map(str, out["parameter"].values):
+        rhat, ess = float(out["rhat"].sel(parameter=name)), float(out["ess_bulk"].sel(parameter=name))
+        if rhat > RHAT_LIMIT or ess < ESS_LIMIT:
+            warnings.warn(
+                f"posterior of {name!r} has not converged: R-hat {rhat:.3f} (want <= {RHAT_LIMIT}), bulk ESS "
+                f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws) or start at a fit",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    if out.attrs["divergences"] > 0:
+        warnings.warn(
+            f"{out.attrs['divergences']} divergent transitions in the posterior of "
+            f"{', '.join(map(str, out['parameter'].values))}: "
+            "the draws may be biased (reparametrise, tighten the bounds or give priors)",
+            RuntimeWarning,
+            stacklevel=3,
+        )

@@ -1,0 +1,131 @@
+r"""NUTS posterior of the straight line y = a t + b (`Line`) against its exact Gaussian posterior.
+
+With Gaussian noise σ and flat priors (bounds far wider than the posterior), the posterior of (a, b) is Gaussian with
+mean the least-squares estimate β̂ = (XᵀX)⁻¹Xᵀy and covariance σ²(XᵀX)⁻¹, X = [t, 1]. The draws must match both within
+their Monte Carlo error: the mean to 4 standard errors sd/√ESS, each covariance element to 4 √(2/ESS) √(var_i var_j).
+One compiled sampler serves both seeds (same shapes and settings).
+"""
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import xarray as xr
+from _systems import Line
+
+import difflab
+from difflab.bayes._density import LogDensity
+from difflab.bayes._posterior import _warn
+from difflab.calibration.internal import Comparison, build_problem, fit_members
+
+pytestmark = pytest.mark.slow  # one NUTS compilation (about a minute on a busy 2-core machine)
+
+TS = np.linspace(0.0, 2.0, 21)
+SIGMA = 0.1
+BOUNDS = {"a": (-5.0, 5.0), "b": (-5.0, 5.0)}
+SETTINGS = dict(chains=4, warmup=200, draws=300)
+X = np.stack([TS, np.ones_like(TS)], axis=1)
+
+
+def line_data(seed):
+    rng = np.random.default_rng(seed)
+    return {"time": TS, "y": 0.7 * TS + 0.3 + SIGMA * rng.standard_normal(TS.size)}
+
+
+def exact(y, sigma):
+    beta = np.linalg.solve(X.T @ X, X.T @ y)
+    return beta, sigma**2 * np.linalg.inv(X.T @ X)
+
+
+def check_against_exact(post, beta, cov):
+    draws = np.stack([post["a"].values.ravel(), post["b"].values.ravel()])
+    ess = post["ess_bulk"].values
+    assert post.attrs["divergences"] == 0
+    assert np.all(post["rhat"].values < 1.01)
+    sd = np.sqrt(np.diag(cov))
+    np.testing.assert_array_less(np.abs(draws.mean(axis=1) - beta), 4 * sd / np.sqrt(ess))
+    tolerance = 4 * np.sqrt(2 / ess.min()) * np.outer(sd, sd)
+    np.testing.assert_array_less(np.abs(np.cov(draws) - cov), tolerance)
+
+
+def test_given_noise_matches_exact_posterior():
+    data = line_data(0)
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params=BOUNDS, noise=SIGMA,
+                             key=jax.random.key(0), **SETTINGS)  # fmt: skip
+    assert post["a"].dims == ("chain", "draw") and post["a"].shape == (4, 300)
+    assert post["a"].attrs["units"] == "mV/ms" and post.attrs["noise"] == SIGMA and post.attrs["warmup"] == 200
+    check_against_exact(post, *exact(data["y"], SIGMA))
+
+
+def test_estimated_noise_from_start_matches_exact_posterior():
+    data = line_data(1)
+    beta, _ = exact(data["y"], 1.0)
+    sigma = np.sqrt(np.sum((data["y"] - X @ beta) ** 2) / (TS.size - 2))  # RSS / (n - p) at least squares
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params=BOUNDS, start={"a": beta[0], "b": beta[1]},
+                             key=jax.random.key(1), **SETTINGS)  # fmt: skip
+    assert post.attrs["noise_estimated"] == 1
+    np.testing.assert_allclose(post.attrs["noise"], sigma, rtol=1e-9)
+    check_against_exact(post, *exact(data["y"], sigma))
+
+
+def test_gaussian_prior_matches_conjugate_posterior():
+    """A prior a ~ N(μ, τ²): precision XᵀX/σ² + diag(1/τ², 0), mean P⁻¹(Xᵀy/σ² + (μ/τ², 0)) (conjugate update)."""
+    data, mu, tau = line_data(2), 0.5, 0.05
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params=BOUNDS, noise=SIGMA,
+                             priors={"a": lambda a: -0.5 * ((a - mu) / tau) ** 2}, key=jax.random.key(2),
+                             **SETTINGS)  # fmt: skip
+    precision = X.T @ X / SIGMA**2 + np.diag([1 / tau**2, 0.0])
+    cov = np.linalg.inv(precision)
+    check_against_exact(post, cov @ (X.T @ data["y"] / SIGMA**2 + np.array([mu / tau**2, 0.0])), cov)
+
+
+def test_log_density_has_jacobian_and_prior():
+    """log p(u) = -RSS/(2σ²) + log p(a) + log|dx/du| summed, against the closed form at two points."""
+    data, prior = line_data(0), lambda a: -0.5 * (a - 1.0) ** 2
+    problem, fit = build_problem(Line(), data, BOUNDS, "mse", Comparison(), None)
+    member = jax.tree.map(lambda x: x[0], fit_members(difflab.Constant(0.0), fit))
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(SIGMA), priors=(("a", prior),))
+
+    def closed_form(a, b):
+        rss = np.sum((data["y"] - a * TS - b) ** 2)
+        jacobian = sum(np.log((x + 5) * (5 - x) / 10) for x in (a, b))  # d/du of -5 + 10 σ(u) = (x+5)(5-x)/10
+        return -rss / (2 * SIGMA**2) + prior(a) + jacobian
+
+    points = [(0.6, 0.2), (0.9, -0.4)]
+    theta = [{"a": problem.transforms["a"].inverse(a), "b": problem.transforms["b"].inverse(b)} for a, b in points]
+    got = [float(density(t)) for t in theta]
+    np.testing.assert_allclose(got[0] - got[1], closed_form(*points[0]) - closed_form(*points[1]), rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(chains=0), "chains must be an integer >= 1; got 0"),
+        (dict(draws=0), "draws must be an integer >= 1; got 0"),
+        (dict(priors={"c": lambda c: 0.0}), "priors names 'c', which is not a fitted parameter"),
+        (dict(start={"a": 7.0, "b": 0.0}), "start: parameter 'a' = 7.0 lies outside"),
+        (dict(noise=0.0), "noise must be a positive standard deviation in the data's units; got 0.0"),
+        (dict(noise=-1.0), "noise must be a positive standard deviation"),
+    ],
+)
+def test_bad_input_refused_by_name(change, message):
+    kwargs = dict(params=BOUNDS, noise=SIGMA, key=jax.random.key(0), **SETTINGS) | change
+    with pytest.raises(ValueError, match=re.escape(message)):
+        difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), **kwargs)
+
+
+def test_unconverged_and_divergent_chains_warn_by_name():
+    bad = xr.Dataset(
+        {"rhat": ("parameter", [1.2, 1.0]), "ess_bulk": ("parameter", [500.0, 40.0])},
+        coords={"parameter": ["a", "b"]},
+        attrs={"divergences": 3},
+    )
+    with pytest.warns(RuntimeWarning) as record:
+        _warn(bad)
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 3
+    assert messages[0].startswith("posterior of 'a' has not converged: R-hat 1.200")
+    assert messages[1].startswith("posterior of 'b' has not converged: R-hat 1.000 (want <= 1.01), bulk ESS 40")
+    assert messages[2].startswith("3 divergent transitions")
