@@ -21,7 +21,7 @@ import ast
 import sys
 from pathlib import Path
 
-OPTIONAL_DEPENDENCIES = ("blackjax", "distributed", "pynwb", "qutip")
+OPTIONAL_DEPENDENCIES: tuple[str, ...] = ()  # optional packages come through core.internal.optional_module
 MAX_PARAMETERS = 12
 PUBLIC_DUNDERS = ("__init__", "__call__")
 LAZY_FOLDERS = ("cli",)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 
+from ..core.internal import optional_module
+
 
 @eqx.filter_jit
 def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: int, draws: int):
@@ -18,7 +20,7 @@ def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: i
     `density` is the log density of the unconstrained parameters; `keys` one key per chain; `starts` the
     unconstrained starts with a leading chain axis.
     """
-    import blackjax  # the optional dependency of the `posterior` extra
+    blackjax = optional_module("blackjax", "posterior", "posterior()")
 
     def chain(key, start):
         adapt_key, draw_key = jax.random.split(key)

@@ -19,7 +19,7 @@ import xarray as xr
 from jaxtyping import ArrayLike, PRNGKeyArray
 
 from ..calibration.internal import AbstractTransform, Bounded, Calibration, Comparison, build_problem, fit_members
-from ..core.internal import AbstractModel, get_path
+from ..core.internal import AbstractModel, get_path, optional_module
 from ._density import LogDensity
 from ._nuts import run_chains
 
@@ -164,8 +164,7 @@ def _noise(noise, problem, theta, member) -> float:
 
 
 def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
-    import blackjax.diagnostics  # the optional dependency of the `posterior` extra
-
+    diagnostics = optional_module("blackjax.diagnostics", "posterior", "posterior()")
     units = type(problem.model).parameter_units
     variables: dict[str, Any] = {}
     rhat, ess = [], []
@@ -174,8 +173,8 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
         dims = ("chain", "draw", *[f"{name}_dim_{i}" for i in range(x.ndim - 2)])
         attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"posterior draws of {name} ({path})"}
         variables[name] = xr.Variable(dims, x, attrs)
-        rhat.append(float(np.max(blackjax.diagnostics.potential_scale_reduction(x))))
-        ess.append(float(np.min(blackjax.diagnostics.ess_bulk(x))))
+        rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))))
+        ess.append(float(np.min(diagnostics.ess_bulk(x))))
     names = [name for name, _ in problem.paths]
     variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
     variables["ess_bulk"] = xr.Variable("parameter", np.array(ess), {"long_name": "bulk effective sample size"})

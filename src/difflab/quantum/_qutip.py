@@ -15,6 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Complex
 
+from ..core.internal import optional_module
+
 
 def is_qobj(x) -> bool:
     """True for a QuTiP `Qobj` (duck-typed: a `full()` method and a `dims` attribute)."""
@@ -41,8 +43,7 @@ def to_qutip(array: Complex[ArrayLike, "..."], dims: Sequence[int] | Sequence[Se
         dims: the subsystem dimensions, e.g. `[2, 10]` for a qubit ⊗ a 10-level cavity (their product must be n),
             or QuTiP's full form `[[2, 10], [2, 10]]`; default one system of n levels.
     """
-    import qutip  # an optional dependency: difflab[qutip]
-
+    qutip = optional_module("qutip", "qutip", "to_qutip")
     values = np.asarray(array)
     if values.ndim == 1:
         values = values[:, None]
