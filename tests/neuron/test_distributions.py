@@ -111,3 +111,22 @@ def test_bad_distributions_are_refused_by_name():
     # a density that turns negative somewhere along the region (0.1 - 0.001 · 960 µm at the apical tip)
     with pytest.raises(ValueError, match=r"apic.gbar_Ih must be >= 0 mS/cm\^2 in every compartment; got -0\.86"):
         _cell(Linear(0.1, -0.001))
+
+
+def test_a_leak_given_in_siemens_is_flagged_by_its_time_constant():
+    """g_pas 3e-5 (S/cm², the L5PC's) typed into mS/cm²: tau = 2 µF/cm² / 3e-5 mS/cm² = 66.7 s, flagged; the
+    same leak in mS/cm² (0.03: 66.7 ms) and the squid axon (gL 0.3: 3.3 ms) are not."""
+    import warnings
+
+    from difflab.neuron import HodgkinHuxley, LeakChannel, Region
+
+    with pytest.warns(UserWarning, match=r"channels\['pas'\]\.g = 3e-05 mS/cm² gives a resting membrane time "
+                                         r"constant of 66\.7 s .* looks like S/cm² .* multiply by 1000"):  # fmt: skip
+        Region({"pas": pas(g=3e-5, E=-75.0)}, cm=2.0)
+    with pytest.warns(UserWarning, match=r"channels\['leak'\]\.g = 0\.0003 mS/cm² .* 3\.33 s"):
+        HodgkinHuxley({"leak": LeakChannel(g=3e-4, E=-54.3)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Region({"pas": pas(g=0.03, E=-75.0)}, cm=2.0)
+        HodgkinHuxley.squid_axon()
+        Region({"pas": pas(g=0.0, E=-75.0)})  # no leak at all is not a unit slip

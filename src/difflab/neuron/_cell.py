@@ -32,6 +32,7 @@ from ._gather_sum import GatherSum
 from ._hodgkin_huxley import DEFAULT_DT, HH_MAX_CONDUCTANCE
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
+from ._units_check import warn_if_leak_in_siemens
 from .channels._ions import AbstractConcentration
 
 #: nA/µm² in µA/cm².
@@ -81,6 +82,7 @@ class Region(eqx.Module):
             raise ValueError(f"cm (µF/cm²) and Ra (Ω·cm) must be > 0; got cm={self.cm}, Ra={self.Ra}")
         self.distributions = _check_distributions(distributions, self.channels)
         self.concentrations = check_region_concentrations(concentrations)
+        warn_if_leak_in_siemens(self.channels, self.cm, "Region: ")
 
     def distributed(self, key: str) -> tuple[str, str]:
         """`(channel, field)` of a distribution's key `"<field>_<channel>"`."""

@@ -26,6 +26,7 @@ from ._estimate import estimate_conductances
 from ._rates import hh_rates
 from ._solver import RushLarsenCN
 from ._stimulus import IClamp
+from ._units_check import warn_if_leak_in_siemens
 from .channels._ions import AbstractConcentration
 
 _GATE_UNITS = "1"
@@ -123,6 +124,7 @@ class HodgkinHuxley(AbstractModel):
         self.v_init = as_float(v_init, "v_init")
         self.area = None if area is None else as_float(area, "area")
         self.validate()
+        warn_if_leak_in_siemens(self.channels, self.C, "")
 
     @classmethod
     def squid_axon(cls, dtype: Any = jnp.float64, area: ArrayLike | None = None) -> HodgkinHuxley:
