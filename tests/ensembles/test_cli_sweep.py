@@ -25,7 +25,7 @@ def test_sweep_from_toml(tmp_path):
     assert standard["spikes"].item() == 7  # NEURON: 7 spikes for the 10 µA/cm² step
     assert standard["rate"].item() == 70.0  # 7 spikes in 100 ms
     assert "wrote 3 chunk file(s) and reused 0" in result.output
-    # progress off a terminal: plain lines (within 5 s of each other at most one), the last one for chunk 3 of 3
+    # progress off a terminal: a plain line per chunk, the last one for chunk 3 of 3
     lines = [line for line in result.output.splitlines() if line.startswith("sweep: ")]
     assert lines and lines[-1].startswith("sweep: 3/3 [") and "\r" not in result.output
     again = runner.invoke(app, ["sweep", str(config), "--quiet"])

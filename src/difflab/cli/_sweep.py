@@ -48,7 +48,7 @@ def sweep(
     ] = 10.0,
     quiet: Annotated[
         bool,
-        typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, a line every few chunks otherwise)."),
+        typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, a line per chunk otherwise)."),
     ] = False,
 ) -> None:
     """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""

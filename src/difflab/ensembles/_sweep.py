@@ -134,7 +134,7 @@ def _run_here(problem, points, starts, chunk_size, attrs, folder, progress):
     model, protocol, ts, obs, ensemble_kwargs, derivatives = problem
     n = len(next(iter(points.values())))
     chunks = []
-    with Progress(len(starts), "sweep", progress, unit="chunk", every=5.0) as bar:
+    with Progress(len(starts), "sweep", progress, unit="chunk") as bar:
         for i, start in enumerate(starts):
             idx = np.arange(start, min(start + chunk_size, n))
             if folder is not None and _finished(folder, i):
