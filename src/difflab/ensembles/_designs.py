@@ -70,8 +70,40 @@ class Grid(AbstractDesign):
         return {name: m.ravel() for name, m in zip(self.values, mesh)}
 
 
+class AbstractUnitCubeDesign(AbstractDesign):
+    """A design drawn in the unit cube (`unit()`, shape `(points, parameters)`) and mapped onto `bounds`.
+
+    Each column goes linearly onto its `(lo, hi)`, or log-uniformly for the names in `log`.
+    """
+
+    bounds: Mapping[str, tuple[float, float]]
+    log: tuple[str, ...] = ()
+
+    @property
+    def is_grid(self) -> bool:
+        return False
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.bounds)
+
+    @abc.abstractmethod
+    def unit(self) -> np.ndarray:
+        """Points in the unit cube, shape `(points, parameters)`."""
+
+    def points(self):
+        u = self.unit()
+        out = {}
+        for j, (name, (lo, hi)) in enumerate(self.bounds.items()):
+            if name in self.log:
+                out[name] = np.exp(np.log(lo) + u[:, j] * (np.log(hi) - np.log(lo)))
+            else:
+                out[name] = lo + u[:, j] * (hi - lo)
+        return out
+
+
 @dataclasses.dataclass
-class _Sampled(AbstractDesign):
+class _Sampled(AbstractUnitCubeDesign):
     n: int
     bounds: Mapping[str, tuple[float, float]]
     seed: int = 0
@@ -87,24 +119,6 @@ class _Sampled(AbstractDesign):
                 raise ValueError(f"bounds[{name!r}] needs lo < hi; got ({lo}, {hi})")
             if name in self.log and lo <= 0:
                 raise ValueError(f"bounds[{name!r}] must be > 0 for a logarithmic scale; got ({lo}, {hi})")
-
-    @property
-    def is_grid(self) -> bool:
-        return False
-
-    @abc.abstractmethod
-    def unit(self) -> np.ndarray:
-        """Points in the unit cube, shape `(n, parameters)`."""
-
-    def points(self):
-        u = self.unit()
-        out = {}
-        for j, (name, (lo, hi)) in enumerate(self.bounds.items()):
-            if name in self.log:
-                out[name] = np.exp(np.log(lo) + u[:, j] * (np.log(hi) - np.log(lo)))
-            else:
-                out[name] = lo + u[:, j] * (hi - lo)
-        return out
 
 
 class RandomDesign(_Sampled):

@@ -15,4 +15,5 @@ from ._cluster import gather as gather
 from ._cluster import refuse_mismatch as refuse_mismatch
 from ._cluster import worker_facts as worker_facts
 from ._designs import AbstractDesign as AbstractDesign
+from ._designs import AbstractUnitCubeDesign as AbstractUnitCubeDesign
 from ._sharding import run_members as run_members

@@ -39,14 +39,15 @@ from ..validation import (
     Runner,
     count_error,
     describe_protocol,
-    event_time_errors,
     event_time_max_error,
+    finite_values,
     max_abs_error,
     metric,
     overlay_figure,
     protocol_from_table,
     register_runner,
     rms_error,
+    worst_event,
 )
 from ._cell import Cell, Region
 from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
@@ -76,16 +77,17 @@ def run_trace(case: CaseSpec) -> CaseOutcome:
     ts = ref["time"].values
     traj = simulate(model, protocol, ts, **options)
     V, V_ref = np.asarray(traj["V"]), _one_trace(ref["V"])
-    spikes = _finite(np.asarray(spike_times(ts, V, threshold, max_spikes=max(ts.size // 2, 1))))
-    spikes_ref = _finite(ref["spike_times"].values) if "spike_times" in ref else _finite(spike_times(ts, V_ref))
+    spikes = finite_values(np.asarray(spike_times(ts, V, threshold, max_spikes=max(ts.size // 2, 1))))
+    spikes_ref = (
+        finite_values(ref["spike_times"].values) if "spike_times" in ref else finite_values(spike_times(ts, V_ref))
+    )
     gates = [g for g in ("m", "h", "n") if g in ref and g in traj.ys]
     gate_err = max((max_abs_error(traj[g], _one_trace(ref[g])) for g in gates), default=np.nan)
-    errors = event_time_errors(spikes, spikes_ref)
     metrics = [
         metric(case, "spike_count_error", count_error(spikes.size, spikes_ref.size), units="spikes",
                detail=f"model {spikes.size}, reference {spikes_ref.size}"),
         metric(case, "spike_time_max_error", event_time_max_error(spikes, spikes_ref), units="ms",
-               detail=_worst_spike(errors, spikes, spikes_ref)),
+               detail=worst_event(spikes, spikes_ref)),
         metric(case, "v_rms_error", rms_error(V, V_ref), units="mV", detail=f"over {ts.size} samples"),
         metric(case, "v_max_abs_error", max_abs_error(V, V_ref), units="mV", detail="largest on spike upstrokes"),
         metric(case, "gates_max_abs_error", gate_err, units="1", detail=f"over gates {', '.join(gates)}"),
@@ -181,18 +183,6 @@ def _one_trace(var) -> np.ndarray:
     return np.asarray(var.values, dtype=float).reshape(-1, var.sizes["time"])[0]
 
 
-def _finite(x) -> np.ndarray:
-    x = np.ravel(np.asarray(x, dtype=float))
-    return x[np.isfinite(x)]
-
-
-def _worst_spike(errors, spikes, spikes_ref) -> str:
-    if errors.size == 0:
-        return "no spikes to pair"
-    i = int(np.argmax(errors))
-    return f"worst: spike {i + 1}, model {spikes[i]:.3f} ms, reference {spikes_ref[i]:.3f} ms"
-
-
 def _spike_error_figure(spikes, spikes_ref, tolerance) -> Figure:
     n = min(spikes.size, spikes_ref.size)
     fig = Figure(figsize=(9, 3.2), layout="constrained")
@@ -264,8 +254,8 @@ def run_cell_trace(case: CaseSpec) -> CaseOutcome:
     worst = 0.0
     details = []
     for site in [str(s) for s in ref["spike_site"].values]:
-        got = _finite(spike_times(ts, V[site]))  # spike sites are recorded locations
-        want = _finite(ref["spike_times"].sel(spike_site=site).values)
+        got = finite_values(spike_times(ts, V[site]))  # spike sites are recorded locations
+        want = finite_values(ref["spike_times"].sel(spike_site=site).values)
         n_model, n_ref = n_model + got.size, n_ref + want.size
         worst = max(worst, event_time_max_error(got, want))
         details.append(f"{site}: model {got.size}, reference {want.size}")
@@ -362,8 +352,8 @@ def run_network_spikes(case: CaseSpec) -> CaseOutcome:
     n_model = n_ref = 0
     worst, details = 0.0, []
     for i in range(n):
-        got = _finite(spike_times(ts, V[:, i]))
-        want = _finite(ref["spike_times"].values[i])
+        got = finite_values(spike_times(ts, V[:, i]))
+        want = finite_values(ref["spike_times"].values[i])
         n_model, n_ref = n_model + got.size, n_ref + want.size
         worst = max(worst, event_time_max_error(got, want))
         details.append(f"cell {i}: model {got.size}, reference {want.size}")

@@ -30,10 +30,12 @@ from ..validation import (
     Runner,
     count_error,
     event_time_max_error,
+    finite_values,
     metric,
     overlay_figure,
     register_runner,
     rms_error,
+    worst_event,
 )
 from ._cell import DEFAULT_CABLE_DT, Cell
 from ._features import spike_times
@@ -76,8 +78,8 @@ def run_l5pc(case: CaseSpec) -> CaseOutcome:
     traj = simulate(cell, stimulus, jnp.asarray(ts), y0=y0, observe=observe, observe_info=info)
     V = np.stack([np.asarray(traj.ys[w]) for w in locations], axis=1)
 
-    got = _finite(spike_times(jnp.asarray(ts), jnp.asarray(V[:, 0]), THRESHOLD, max_spikes=64))
-    want = _finite(ref["spike_times"].sel(protocol=protocol).values)
+    got = finite_values(spike_times(jnp.asarray(ts), jnp.asarray(V[:, 0]), THRESHOLD, max_spikes=64))
+    want = finite_values(ref["spike_times"].sel(protocol=protocol).values)
     want = want[(want >= start) & (want <= stop)]
     rms = [rms_error(V[:, j], V_ref[:, j]) for j in range(len(locations))]
     worst = int(np.argmax(rms))
@@ -85,7 +87,7 @@ def run_l5pc(case: CaseSpec) -> CaseOutcome:
         metric(case, "spike_count_error", count_error(got.size, want.size), units="spikes",
                detail=f"model {got.size}, reference {want.size} at {SOMA}"),
         metric(case, "spike_time_max_error", event_time_max_error(got, want), units="ms",
-               detail=_worst_spike(got, want)),
+               detail=worst_event(got, want)),
         metric(case, "v_rms_error", rms[worst], units="mV", detail=f"worst at {locations[worst]}, {ts.size} samples"),
     ]  # fmt: skip
     if bap:
@@ -127,19 +129,6 @@ def _describe(ref, protocol: str) -> str:
     delay, dur, amp = (ref[f"stim_{k}"].sel(sel).values for k in ("delay", "dur", "amp"))
     parts = [f"{a:g} nA on [{d:g}, {d + t:g}) ms" for d, t, a in zip(delay, dur, amp, strict=True) if np.isfinite(a)]
     return f"{', '.join(parts)} at {SOMA}"
-
-
-def _worst_spike(got: np.ndarray, want: np.ndarray) -> str:
-    n = min(got.size, want.size)
-    if n == 0:
-        return "no spikes to pair"
-    i = int(np.argmax(np.abs(got[:n] - want[:n])))
-    return f"worst: spike {i + 1}, model {got[i]:.3f} ms, reference {want[i]:.3f} ms"
-
-
-def _finite(x) -> np.ndarray:
-    x = np.ravel(np.asarray(x, dtype=float))
-    return x[np.isfinite(x)]
 
 
 def check_l5pc(case: CaseSpec) -> None:

@@ -18,11 +18,11 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..ensembles.internal import AbstractDesign
+from ..ensembles.internal import AbstractUnitCubeDesign
 from ._inputs import check_bounds, check_count
 
 
-class Morris(AbstractDesign):
+class Morris(AbstractUnitCubeDesign):
     """`r (d + 1)` points: `r` Morris trajectories in `bounds`, trajectory after trajectory.
 
     Args:
@@ -53,14 +53,6 @@ class Morris(AbstractDesign):
         self._unit = self._draw()
 
     @property
-    def is_grid(self) -> bool:
-        return False
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.bounds)
-
-    @property
     def delta(self) -> float:
         """The step in the unit cube, p / (2 (p - 1))."""
         return self.levels / (2.0 * (self.levels - 1))
@@ -68,10 +60,6 @@ class Morris(AbstractDesign):
     def unit(self) -> np.ndarray:
         """Points in the unit cube, shape `(r (d + 1), d)`."""
         return self._unit.reshape(-1, len(self.bounds))
-
-    def points(self) -> dict[str, np.ndarray]:
-        u = self.unit()
-        return {name: low + u[:, j] * (high - low) for j, (name, (low, high)) in enumerate(self.bounds.items())}
 
     def _draw(self) -> np.ndarray:
         rng = np.random.default_rng(self.seed)

@@ -17,14 +17,14 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.stats import qmc
 
-from ..ensembles.internal import AbstractDesign
+from ..ensembles.internal import AbstractUnitCubeDesign
 from ._inputs import check_bounds, check_count
 
 #: Base rows below which the estimators' variance, and their bootstrap intervals, mean nothing.
 MIN_BASE = 16
 
 
-class Saltelli(AbstractDesign):
+class Saltelli(AbstractUnitCubeDesign):
     """`n (d + 2)` points for [`sobol_indices`][difflab.sensitivity.sobol_indices]: blocks A, B, A_B^(1..d).
 
     Args:
@@ -43,14 +43,6 @@ class Saltelli(AbstractDesign):
         self.bounds = check_bounds(bounds)
         self.seed = int(seed)
 
-    @property
-    def is_grid(self) -> bool:
-        return False
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.bounds)
-
     def unit(self) -> np.ndarray:
         """All points in the unit cube, shape `(n (d + 2), d)`: A, B, then A_B^(i) for each i."""
         d = len(self.bounds)
@@ -62,10 +54,6 @@ class Saltelli(AbstractDesign):
             ab[:, i] = b[:, i]
             blocks.append(ab)
         return np.concatenate(blocks)
-
-    def points(self) -> dict[str, np.ndarray]:
-        u = self.unit()
-        return {name: low + u[:, j] * (high - low) for j, (name, (low, high)) in enumerate(self.bounds.items())}
 
     def blocks(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`(f(A), f(B), f(A_B))` from the outputs at every point: shapes `(n,)`, `(n,)`, `(d, n)`."""

@@ -13,8 +13,10 @@ from ..plot import png_base64 as png_base64
 from ._metrics import count_error as count_error
 from ._metrics import event_time_errors as event_time_errors
 from ._metrics import event_time_max_error as event_time_max_error
+from ._metrics import finite_values as finite_values
 from ._metrics import max_abs_error as max_abs_error
 from ._metrics import rms_error as rms_error
+from ._metrics import worst_event as worst_event
 from ._protocols import describe_protocol as describe_protocol
 from ._protocols import parse_protocol as parse_protocol
 from ._protocols import protocol_from_table as protocol_from_table

@@ -32,8 +32,8 @@ def event_time_errors(model_times: ArrayLike, reference_times: ArrayLike) -> np.
     Events are paired in order; extra or missing events show in
     [`count_error`][difflab.validation.count_error], not here.
     """
-    a = _finite(model_times)
-    b = _finite(reference_times)
+    a = finite_values(model_times)
+    b = finite_values(reference_times)
     n = min(a.size, b.size)
     return np.abs(a[:n] - b[:n])
 
@@ -44,7 +44,7 @@ def event_time_max_error(model_times: ArrayLike, reference_times: ArrayLike) -> 
     A missing or extra event is an unbounded timing error, so a count mismatch can never
     pass a spike-time tolerance.
     """
-    a, b = _finite(model_times), _finite(reference_times)
+    a, b = finite_values(model_times), finite_values(reference_times)
     if a.size != b.size:
         return float("inf")
     if a.size == 0:
@@ -52,9 +52,20 @@ def event_time_max_error(model_times: ArrayLike, reference_times: ArrayLike) -> 
     return float(np.max(np.abs(a - b)))
 
 
-def _finite(x: ArrayLike) -> np.ndarray:
+def finite_values(x: ArrayLike) -> np.ndarray:
+    """The finite entries of `x`, flattened (event times padded with NaN, e.g. `spike_times`)."""
     arr = np.ravel(np.asarray(x, dtype=float))
     return arr[np.isfinite(arr)]
+
+
+def worst_event(model_times: ArrayLike, reference_times: ArrayLike) -> str:
+    """Which paired event is furthest from its reference, for a metric's detail line (times in ms)."""
+    errors = event_time_errors(model_times, reference_times)
+    if errors.size == 0:
+        return "no spikes to pair"
+    a, b = finite_values(model_times), finite_values(reference_times)
+    i = int(np.argmax(errors))
+    return f"worst: spike {i + 1}, model {a[i]:.3f} ms, reference {b[i]:.3f} ms"
 
 
 def _same_shape(model: ArrayLike, reference: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

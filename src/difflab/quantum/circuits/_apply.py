@@ -189,6 +189,13 @@ def dagger(matrix):
     return conjugate(matrix).T
 
 
+def check_wire_matrix(matrix, wires: tuple[int, ...]) -> None:
+    """Raise `ValueError` unless `matrix` is 2ᵏ × 2ᵏ for the k `wires` it acts on."""
+    d = 2 ** len(wires)
+    if np.shape(matrix) != (d, d):
+        raise ValueError(f"matrix must have shape ({d}, {d}) for {len(wires)} wire(s); got {np.shape(matrix)}")
+
+
 def as_wires(name: str, wires, n_wires: int | None = None) -> tuple[int, ...]:
     """`wires` (an int or a sequence of ints) as a tuple of distinct non-negative ints, below `n_wires` if given.
 

@@ -17,7 +17,16 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from .._complex import as_complex
-from ._apply import apply_controlled, apply_matrix, as_wires, conjugate, control_slice, dagger, is_concrete
+from ._apply import (
+    apply_controlled,
+    apply_matrix,
+    as_wires,
+    check_wire_matrix,
+    conjugate,
+    control_slice,
+    dagger,
+    is_concrete,
+)
 
 _S2 = 1 / np.sqrt(2)
 PAULIS = {
@@ -233,10 +242,7 @@ class Unitary(AbstractGate):
 
     def __init__(self, matrix: ArrayLike, wires):
         self.wires = as_wires("wires", wires)
-        d = 2 ** len(self.wires)
-        if np.shape(matrix) != (d, d):
-            raise ValueError(f"matrix must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
-                             f"got {np.shape(matrix)}")  # fmt: skip
+        check_wire_matrix(matrix, self.wires)
         check_unitary(matrix, "matrix")
         self.matrix_ = _traced_unitary(as_complex(matrix), "matrix")
 

@@ -15,10 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._checks import check_hermitian
 from .._complex import as_complex
-from ._apply import apply_matrix, as_wires, is_concrete
+from ._apply import apply_matrix, as_wires, check_wire_matrix
 
-#: Tolerance of the Hermiticity and normalisation checks on concrete input.
+#: Tolerance of the normalisation check of a projector's state vector.
 OBSERVABLE_ATOL = 1e-8
 
 
@@ -47,24 +48,15 @@ class AbstractMatrixObservable(eqx.Module):
 
 
 class Hermitian(AbstractMatrixObservable):
-    """A Hermitian `matrix` (2ᵏ × 2ᵏ) on `wires`, checked: max |A − A†| ≤ 1e-8 (concrete matrices)."""
+    """A Hermitian `matrix` (2ᵏ × 2ᵏ) on `wires`, checked as Hamiltonians are (concrete matrices, `check_hermitian`)."""
 
     matrix_: Array
     wires: tuple[int, ...] = eqx.field(static=True)
 
     def __init__(self, matrix: ArrayLike, wires):
         self.wires = as_wires("wires", wires)
-        d = 2 ** len(self.wires)
-        if np.shape(matrix) != (d, d):
-            raise ValueError(f"matrix must have shape ({d}, {d}) for {len(self.wires)} wire(s); "
-                             f"got {np.shape(matrix)}")  # fmt: skip
-        if is_concrete(matrix):
-            m = np.asarray(matrix, dtype=complex)
-            if not np.all(np.isfinite(m)):
-                raise ValueError("matrix must be finite; got NaN/inf entries")
-            gap = float(np.abs(m - m.conj().T).max())
-            if gap > OBSERVABLE_ATOL:
-                raise ValueError(f"matrix must be Hermitian: max |A − A†| = {gap:.3g} exceeds {OBSERVABLE_ATOL:g}")
+        check_wire_matrix(matrix, self.wires)
+        check_hermitian(matrix, "matrix")  # the package's one rule, as for Hamiltonians (concrete matrices)
         self.matrix_ = as_complex(matrix)
 
     def matrix(self) -> Array:
