@@ -149,12 +149,6 @@ def correct_concentrations(model, mechanisms, V0, V1, y0: dict, y_half: dict, y1
         y1[m.state] = _relax(m, mask, y0[m.state], I_mid[ion], h)
 
 
-def _stimulus(model, protocol, t):
-    """The protocol's current density (µA/cm²) for `model`: its own conversion where it has one (nA by area)."""
-    convert = getattr(model, "stimulus_density", None)
-    return protocol(t) if convert is None else convert(protocol, t)
-
-
 def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None, coefficient=None):
     """One step of the scheme; returns `(y1, error estimate, dense info)`. See the module docstring.
 
@@ -170,7 +164,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     """
     C = model.C
     V0 = y0["V"]
-    I = jnp.zeros_like(V0) if protocol is None else _stimulus(model, protocol, t0 + h / 2)
+    I = jnp.zeros_like(V0) if protocol is None else model.stimulus_density(protocol, t0 + h / 2)
     Gc0, GEc0 = model.conductances(y0)  # the cell's own
     G0, GE0 = Gc0, GEc0
     if extra is not None:
