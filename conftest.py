@@ -18,6 +18,8 @@ a fresh interpreter).
 """
 
 import contextlib
+import gc
+import os
 import sys
 import tempfile
 
@@ -68,3 +70,67 @@ def pytest_runtest_call(item: pytest.Item):
         finally:
             if "matplotlib.pyplot" in sys.modules:
                 sys.modules["matplotlib.pyplot"].close("all")
+
+
+# A worker keeps every program it compiled, so that later tests of the same problem reuse it. Over the whole suite
+# that outgrows the process: each program holds about 3 memory maps (XLA's CPU code is mapped executable), and
+# past the kernel's limit on maps per process (vm.max_map_count, 65530 by default) the next compilation
+# crashes the worker with a segmentation fault; a small fit also holds about 100 MB. So between two groups of
+# tests (a file, or the files of one `xdist_group`), a worker that holds more than half the map limit, or more
+# than its share of the memory, drops JAX's caches.
+WORKER_MEMORY_BYTES = 4 * 2**30
+DEFAULT_MAX_MAP_COUNT = 65530
+
+
+def _group(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("xdist_group")
+    return str(marker.args[0]) if marker is not None and marker.args else item.nodeid.split("::")[0]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as file:
+            return file.read()
+    except OSError:
+        return None
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory (Linux; 0 where /proc is absent)."""
+    statm = _read("/proc/self/statm")
+    return int(statm.split()[1]) * os.sysconf("SC_PAGE_SIZE") if statm else 0
+
+
+def _memory_maps() -> int:
+    """The number of this process's memory maps (Linux; 0 where /proc is absent)."""
+    maps = _read("/proc/self/maps")
+    return maps.count("\n") if maps else 0
+
+
+def _max_map_count() -> int:
+    limit = _read("/proc/sys/vm/max_map_count")
+    return int(limit) if limit and limit.strip().isdigit() else DEFAULT_MAX_MAP_COUNT
+
+
+def _worker_share_bytes() -> int:
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (OSError, ValueError):
+        return WORKER_MEMORY_BYTES
+    return min(WORKER_MEMORY_BYTES, physical // (3 * workers))
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Drop the compiled programs at the end of a group if this worker holds too many maps or too much memory.
+
+    Within a group the caches are kept (its tests share programs) unless the maps near the kernel's limit.
+    """
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return
+    maps, limit = _memory_maps(), _max_map_count()
+    group_ends = nextitem is None or _group(nextitem) != _group(item)
+    if maps > 0.8 * limit or (group_ends and (maps > limit // 2 or _resident_bytes() > _worker_share_bytes())):
+        jax.clear_caches()
+        gc.collect()
