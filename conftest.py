@@ -121,6 +121,11 @@ def _worker_share_bytes() -> int:
     return min(WORKER_MEMORY_BYTES, physical // (3 * workers))
 
 
+# The resident memory just after the last drop: the allocator keeps freed pages, so the process stays near its
+# peak, and only growth past that (new programs) says the caches are full again.
+_after_last_drop = {"resident": 0}
+
+
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Drop the compiled programs at the end of a group if this worker holds too many maps or too much memory.
 
@@ -131,6 +136,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return
     maps, limit = _memory_maps(), _max_map_count()
     group_ends = nextitem is None or _group(nextitem) != _group(item)
-    if maps > 0.8 * limit or (group_ends and (maps > limit // 2 or _resident_bytes() > _worker_share_bytes())):
+    resident = _resident_bytes()
+    grown = resident > _worker_share_bytes() and resident > _after_last_drop["resident"] + 2**30
+    if maps > 0.8 * limit or (group_ends and (maps > limit // 2 or grown)):
         jax.clear_caches()
         gc.collect()
+        _after_last_drop["resident"] = _resident_bytes()
