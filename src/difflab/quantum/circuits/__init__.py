@@ -1,4 +1,5 @@
-"""Quantum circuits: gates, state-vector and density-matrix simulation, noise, measurement, variational algorithms.
+"""Quantum circuits: gates, state-vector and density-matrix simulation, noise, measurement (also mid-circuit, with
+classical conditions), variational algorithms.
 
 ħ = 1; angles in radians; wire 0 is the most significant bit / leftmost tensor factor (QuTiP order). Circuits are
 Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gates are applied by contraction on their
@@ -20,6 +21,7 @@ from ._channels import Kraus as Kraus
 from ._channels import ReadoutError as ReadoutError
 from ._channels import TwoQubitDepolarizing as TwoQubitDepolarizing
 from ._chemistry import h2_vqe_curve as h2_vqe_curve
+from ._branching import Branches as Branches
 from ._circuit import Circuit as Circuit
 from ._circuit import zero_state as zero_state
 from ._gates import AbstractGate as AbstractGate
@@ -38,6 +40,8 @@ from ._hamiltonians import tfim_hamiltonian as tfim_hamiltonian
 from ._matrix_observables import Hermitian as Hermitian
 from ._matrix_observables import Projector as Projector
 from ._measure import probabilities as probabilities
+from ._midcircuit import Conditional as Conditional
+from ._midcircuit import Measure as Measure
 from ._measure import sample as sample
 from ._optimize import VariationalResult as VariationalResult
 from ._optimize import minimize as minimize
@@ -48,6 +52,8 @@ from ._pulse import PulseGate as PulseGate
 from ._qasm import from_qasm as from_qasm
 from ._relaxation import Reset as Reset
 from ._relaxation import ThermalRelaxation as ThermalRelaxation
+from ._sampled import SampledEstimate as SampledEstimate
+from ._sampled import ShotRecord as ShotRecord
 from ._results import measure as measure
 from ._shots import ShotEstimate as ShotEstimate
 from ._shots import estimate_expectation as estimate_expectation
