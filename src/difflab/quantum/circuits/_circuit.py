@@ -153,8 +153,10 @@ class Circuit(eqx.Module):
     def _check_pure(self) -> None:
         for i, op in enumerate(self.operations):
             if is_midcircuit(op):
-                raise ValueError(f"operations[{i}] is a {type(op).__name__}: simulate mid-circuit measurement "
-                                 "with density_matrix / branches (exact), sample_branches (shots) or deferred()")
+                raise ValueError(
+                    f"operations[{i}] is a {type(op).__name__}: simulate mid-circuit measurement "
+                    "with density_matrix / branches (exact), sample_branches (shots) or deferred()"
+                )
             if isinstance(op, AbstractQuantumChannel):
                 raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}): simulate a noisy "
                                  "circuit with density_matrix")  # fmt: skip
