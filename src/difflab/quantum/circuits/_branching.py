@@ -70,7 +70,7 @@ class Branches(eqx.Module):
     def state(self, outcome: dict | Sequence[int]) -> Array:
         r"""The normalised state given `outcome`, $\rho_c / \mathrm{Tr}\,\rho_c$ (NaN where $p_c = 0$)."""
         c = self.index(outcome)
-        return self.states[c] / self.weights[c]
+        return self.states[c] / self.weights[c].astype(self.states.dtype)
 
 
 def evolve_branches(ops: Sequence, rho: Array, n: int, bits: tuple[Bit, ...], scan: bool = True) -> Array:
@@ -111,8 +111,8 @@ def _measure(op: Measure, states: Array, n: int, j: int, m: int) -> Array:
 
 def _conditional(op: Conditional, states: Array, n: int, bits: tuple[Bit, ...]) -> Array:
     """The conditioned gates on the branches whose bits match (the others are left as they are)."""
-    chosen = np.flatnonzero(condition_mask(op, bits))
-    return states.at[chosen].set(_evolve_all(op.ops, states[chosen], n, scan=False))
+    chosen = condition_mask(op, bits)[:, None]  # constant (2ᵐ, 1): a select, no gather or scatter to differentiate
+    return jnp.where(chosen, _evolve_all(op.ops, states, n, scan=False), states)
 
 
 @eqx.filter_jit

@@ -100,7 +100,8 @@ def _measure(op: Measure, psi: Array, n: int, key: Array) -> tuple[Array, Array]
     p1 = jnp.sum(jnp.abs(halves[1]) ** 2)
     outcome = (jax.random.uniform(key) < p1).astype(int)
     p = jnp.where(outcome == 1, p1, 1 - p1)
-    kept = jnp.where(outcome == 1, halves[1], halves[0]) / jnp.sqrt(jnp.where(p > 0, p, 1.0))
+    norm = jnp.sqrt(jnp.where(p > 0, p, 1.0))  # p = 0 is never drawn; the guard keeps the other branch finite
+    kept = jnp.where(outcome == 1, halves[1], halves[0]) / norm.astype(psi.dtype)
     target = 0 if op.reset else outcome
     parts = [jnp.where(target == k, kept, jnp.zeros_like(kept)) for k in (0, 1)]
     return outcome, jnp.stack(parts, axis=w).reshape(2**n)
