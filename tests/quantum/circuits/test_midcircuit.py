@@ -155,6 +155,61 @@ def test_drawing_shows_measurements_and_conditions_in_order():
     assert text == "q0: ──H──M→m|0⟩──────────\n\nq1: ─────────────X[m=1]──"
 
 
+@pytest.mark.parametrize("version", [2, 3])
+def test_qasm_round_trip_keeps_measurements_and_conditions(version):
+    circuit = teleportation()
+    text = circuit.to_qasm(version)
+    measure, condition = ("measure q[0] -> a[0];", "if (b==1) x q[2];") if version == 2 else (
+        "a = measure q[0];", "if (b) {\n  x q[2];\n}")  # fmt: skip
+    assert measure in text and condition in text
+    back = qc.from_qasm(text)
+    assert back.bits == ("a", "b") and back.operations == circuit.operations
+    rebuilt = qc.from_qasm(feedback(1.1, 0.8).to_qasm(3))  # a two-gate block comes back as two conditionals
+    np.testing.assert_allclose(np.asarray(rebuilt.branches().states), np.asarray(feedback(1.1, 0.8).branches().states),
+                               rtol=0, atol=1e-15)  # fmt: skip
+
+
+def test_qasm_2_register_conditions_read_bit_zero_as_least_significant():
+    text = """OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[3];
+creg c[2];
+x q[1];
+measure q[0] -> c[0];
+measure q[1] -> c[1];
+if (c==2) x q[2];
+measure q[2] -> c[0];
+"""
+    circuit = qc.from_qasm(text)  # the last measurement is final: dropped, as difflab measures afterwards
+    assert circuit.bits == ("c[0]", "c[1]") and len(circuit.operations) == 4
+    assert circuit.operations[-1] == qc.Conditional(qc.X(2), bits=["c[0]", "c[1]"], values=[0, 1])
+    branches = circuit.branches()
+    np.testing.assert_allclose(np.asarray(branches.weights), [0, 1, 0, 0], atol=1e-15)
+    assert abs(float(np.real(branches.density_matrix()[3, 3])) - 1) < 1e-15  # |011⟩: the X was applied
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("OPENQASM 2.0;\nqreg q[2];\ncreg c[1];\nif (c==1) x q[1];", "line 4: the condition reads \\['c'\\], never"),
+        ("OPENQASM 3.0;\nqubit[1] q;\nbit c;\nc = measure q[0];\nif (c) { reset q[0]; }",
+         "line 5: only gates can be conditioned"),
+        ("OPENQASM 3.0;\nqubit[1] q;\nbit c;\nc = measure q[0];\nif (c) { x q[0]; } else { y q[0]; }",
+         "line 5: 'else' statements are not supported"),
+        ("OPENQASM 3.0;\nqubit[1] q;\nbit c;\nc = measure q[0];\nif (c || c) x q[0];", "cannot read the condition"),
+        ("OPENQASM 2.0;\nqreg q[2];\ncreg c[1];\nmeasure q -> c;", "line 4: 2 qubit\\(s\\) measured into 1 bit"),
+    ],
+)  # fmt: skip
+def test_qasm_classical_statements_refused_by_line(text, match):
+    with pytest.raises(ValueError, match=match):
+        qc.from_qasm(text)
+
+
+def test_qasm_2_export_refuses_a_condition_on_two_bits():
+    with pytest.raises(ValueError, match=r"operations\[6\] conditions on 2 bits: OpenQASM 2 compares one"):
+        feedback(1.1, 0.8).to_qasm(2)
+
+
 @pytest.mark.parametrize(
     ("build", "match"),
     [
