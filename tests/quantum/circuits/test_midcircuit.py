@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import difflab.quantum.circuits as qc
+from difflab import datasets
 
 
 def random_ket(n, seed):
@@ -247,3 +248,24 @@ def test_state_vector_and_unitary_refuse_mid_circuit_measurements():
         teleportation().unitary()
     with pytest.raises(ValueError, match="sample_branches runs state vectors"):
         qc.Circuit(1, [qc.Depolarizing(0.1, 0), qc.Measure(0)]).sample_branches(4, key=jax.random.key(0))
+
+
+def test_qiskit_aer_branches_and_counts():
+    """Against Qiskit Aer 0.18.2 (datasets/quantum/circuits/reference_qiskit_midcircuit.nc, made by
+    generate_qiskit_midcircuit.py): the OpenQASM 3 that Qiskit wrote reads into circuits whose branches are Aer's
+    conditional density matrices (bits reversed: Qiskit's qubit 0 and clbit 0 are the least significant) and whose
+    weights explain Aer's counts."""
+    ref = datasets.load("quantum/circuits/reference_qiskit_midcircuit.nc")
+    shots = int(ref.attrs["shots"])
+    for k in range(ref.sizes["circuit"]):
+        branches = qc.from_qasm(str(ref["program"].values[k])).branches()
+        names = [str(b) for b in ref["clbit_name"].values[k]]
+        rho = ref["rho_re"].values[k] + 1j * ref["rho_im"].values[k]
+        counts = ref["counts"].values[k]
+        for value in range(2 ** len(names)):
+            outcome = {name: (value >> j) & 1 for j, name in enumerate(names)}
+            weight = float(branches.weights[branches.index(outcome)])
+            assert abs(counts[value] / shots - weight) <= 4 * np.sqrt(weight * (1 - weight) / shots) + 1e-12
+            if counts[value]:
+                state = np.asarray(branches.state(outcome)).reshape((2,) * 6).transpose(2, 1, 0, 5, 4, 3)
+                np.testing.assert_allclose(state.reshape(8, 8), rho[value], rtol=0, atol=1e-12)

@@ -28,7 +28,7 @@ def _controlled(gate: AbstractGate, controls: tuple[int, ...], values: tuple[int
 def deferred_operations(operations: Sequence) -> list:
     """The operations of the deferred-measurement circuit (see the module docstring); the rest are kept."""
     wire_of: dict[Bit, int] = {}
-    out = []
+    out: list = []
     for i, op in enumerate(operations):
         measured = set(wire_of.values())
         if isinstance(op, Measure):

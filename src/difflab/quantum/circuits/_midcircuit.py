@@ -84,13 +84,13 @@ class Conditional(eqx.Module):
     unitary: ClassVar[bool] = False
 
     def __init__(self, ops: AbstractGate | Sequence[AbstractGate], bits: Bit | Sequence[Bit], values=None):
-        ops = (ops,) if isinstance(ops, AbstractGate) else tuple(ops) if isinstance(ops, list | tuple) else (ops,)
-        if not ops:
+        gates: tuple = tuple(ops) if isinstance(ops, list | tuple) else (ops,)
+        if not gates:
             raise ValueError("ops must hold at least one gate; got an empty sequence")
-        for i, op in enumerate(ops):
+        for i, op in enumerate(gates):
             if not isinstance(op, AbstractGate):
                 raise TypeError(f"ops[{i}] must be a gate; got {type(op).__name__} (only gates can be conditioned)")
-        self.ops = ops
+        self.ops = gates
         names = (bits,) if isinstance(bits, str | int | np.integer) else tuple(bits)
         self.bits = tuple(_bit(b, f"bits[{i}]") for i, b in enumerate(names))
         if not self.bits or len(set(self.bits)) != len(self.bits):

@@ -227,10 +227,9 @@ def from_qasm(text: str | os.PathLike) -> Circuit:
 
 def _without_final_measurements(operations: list) -> list:
     """`operations` less the measurements that no later operation uses (by their qubit or their bit)."""
-    kept = []
-    for i, op in enumerate(operations):
+
+    def used(i: int, op: Measure) -> bool:
         later = operations[i + 1 :]
-        used = any(set(op.wires) & set(o.wires) or (isinstance(o, Conditional) and op.bit in o.bits) for o in later)
-        if not isinstance(op, Measure) or used:
-            kept.append(op)
-    return kept
+        return any(set(op.wires) & set(o.wires) or (isinstance(o, Conditional) and op.bit in o.bits) for o in later)
+
+    return [op for i, op in enumerate(operations) if not isinstance(op, Measure) or used(i, op)]
