@@ -65,7 +65,10 @@ class Branches(eqx.Module):
         values = [outcome.get(b) for b in self.bits] if isinstance(outcome, dict) else list(outcome)
         if len(values) != len(self.bits) or any(v not in (0, 1) for v in values):
             raise ValueError(f"outcome must give 0 or 1 for each of the bits {self.bits}; got {outcome!r}")
-        return sum(int(v) << (len(values) - 1 - j) for j, v in enumerate(values))  # type: ignore[arg-type]
+        index = 0
+        for v in values:  # the first bit most significant
+            index = 2 * index + int(v)  # type: ignore[arg-type]
+        return index
 
     def state(self, outcome: dict | Sequence[int]) -> Array:
         r"""The normalised state given `outcome`, $\rho_c / \mathrm{Tr}\,\rho_c$ (NaN where $p_c = 0$)."""
