@@ -189,6 +189,7 @@ class Circuit(eqx.Module):
 
         Returns each shot's bit values and final state; `ShotRecord.frequencies` and `ShotRecord.expectation` give
         estimates with standard errors. Not differentiable in the outcomes (see `_sampled`); refuses channels.
+        Memory: one state vector per shot (shots × 2ⁿ), all kept for the record.
         """
         count = check_shots(shots)
         check_key(key)
