@@ -82,7 +82,7 @@ BAD = [
     ("OPENQASM 2.0;\nqreg q[2];\nx r[0];", "line 3: 'r\\[0\\]' is not a declared qubit"),
     ("OPENQASM 2.0;\nqreg q[2];\ngate g a { x a; }", "line 3: 'gate' statements are not supported"),
     ("OPENQASM 3.0;\nqubit[2] q;\nctrl @ x q[0], q[1];", "line 3: 'ctrl' statements are not supported"),
-    ("OPENQASM 2.0;\nqreg q[1];\ncreg c[1];\nmeasure q[0] -> c[0];\nx q[0];", "line 5: gate 'x' on a qubit after"),
+    ("OPENQASM 3.0;\nqubit[1] q;\nmeasure q[0];\nx q[0];", "line 4: gate 'x' on a qubit after"),
     ("OPENQASM 2.0;\nqreg q[1];\nx q[0]", "line 3: statement 'x q\\[0\\]' does not end with ';'"),
     ("OPENQASM 2.0;\nqreg q[1];\nrx(sinh(1)) q[0];", "line 3 \\(rx\\): unknown function 'sinh'"),
     ("OPENQASM 2.0;\nx q[0];", "line 2: 'x q\\[0\\]' comes before any quantum register"),

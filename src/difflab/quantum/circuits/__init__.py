@@ -2,7 +2,8 @@
 
 ħ = 1; angles in radians; wire 0 is the most significant bit / leftmost tensor factor (QuTiP order). Circuits are
 Equinox modules, so `jax.grad`, `jax.jit` and `jax.vmap` work through them; gates are applied by contraction on their
-own qubit axes (never a 2ⁿ × 2ⁿ matrix).
+own qubit axes (never a 2ⁿ × 2ⁿ matrix). Mid-circuit measurements write classical bits (`Measure`) that later gates
+can be conditioned on (`Conditional`).
 """
 
 import warnings
@@ -12,6 +13,7 @@ from ._adjoint import energy as energy
 from ._ansatz import h2_ansatz as h2_ansatz
 from ._ansatz import hardware_efficient as hardware_efficient
 from ._ansatz import qaoa as qaoa
+from ._branching import Branches as Branches
 from ._channels import AbstractQuantumChannel as AbstractQuantumChannel
 from ._channels import AmplitudeDamping as AmplitudeDamping
 from ._channels import Dephasing as Dephasing
@@ -39,6 +41,8 @@ from ._matrix_observables import Hermitian as Hermitian
 from ._matrix_observables import Projector as Projector
 from ._measure import probabilities as probabilities
 from ._measure import sample as sample
+from ._midcircuit import Conditional as Conditional
+from ._midcircuit import Measure as Measure
 from ._optimize import VariationalResult as VariationalResult
 from ._optimize import minimize as minimize
 from ._optimize import vqe as vqe
@@ -49,6 +53,8 @@ from ._qasm import from_qasm as from_qasm
 from ._relaxation import Reset as Reset
 from ._relaxation import ThermalRelaxation as ThermalRelaxation
 from ._results import measure as measure
+from ._sampled import SampledEstimate as SampledEstimate
+from ._sampled import ShotRecord as ShotRecord
 from ._shots import ShotEstimate as ShotEstimate
 from ._shots import estimate_expectation as estimate_expectation
 from ._shots import qubitwise_groups as qubitwise_groups

@@ -20,11 +20,15 @@ from jaxtyping import Array, ArrayLike
 
 from .._complex import as_complex
 from ._apply import as_wires, is_concrete
+from ._branching import Branches, run_branches
 from ._channels import AbstractQuantumChannel
+from ._deferred import deferred_operations
 from ._density import evolve_density
 from ._draw import draw_text, glyphs, moments
 from ._gates import AbstractGate
+from ._midcircuit import Bit, is_midcircuit, register
 from ._qasm_gates import to_qasm
+from ._sampled import ShotRecord, check_key, check_shots, sample_shots
 from ._schedule import run
 
 #: Tolerance on the norm / trace of a user initial state.
@@ -41,7 +45,7 @@ def zero_state(n_wires: int) -> Array:
 
 
 class Circuit(eqx.Module):
-    """A sequence of gates (`AbstractGate`) and channels (`AbstractQuantumChannel`) on `n_wires` qubits.
+    """A sequence of gates (`AbstractGate`), channels (`AbstractQuantumChannel`) and mid-circuit measurements.
 
     Example:
         ```python
@@ -50,8 +54,10 @@ class Circuit(eqx.Module):
         bell.statevector()  # [0.707, 0, 0, 0.707]
         ```
 
-    Every operation's wires are checked against `n_wires` when the circuit is built. Circuits are pytrees: the
-    angles inside are leaves, so `jax.grad`, `jax.jit` and `jax.vmap` apply to functions of them.
+    Every operation's wires are checked against `n_wires` when the circuit is built, and every classical bit a
+    `Conditional` reads against the `Measure`s before it. Circuits are pytrees: the angles inside are leaves, so
+    `jax.grad`, `jax.jit` and `jax.vmap` apply to functions of them. A circuit with `Measure` / `Conditional` runs
+    with `branches` and `density_matrix` (exact), `sample_branches` (shots) or as its `deferred` form.
     """
 
     n_wires: int = eqx.field(static=True)
@@ -62,13 +68,25 @@ class Circuit(eqx.Module):
             raise ValueError(f"n_wires must be a positive integer; got {n_wires!r}")
         self.n_wires = int(n_wires)
         for i, op in enumerate(operations):
-            if not isinstance(op, AbstractGate | AbstractQuantumChannel):
-                raise TypeError(f"operations[{i}] must be a gate or a channel; got {type(op).__name__}")
+            if not isinstance(op, AbstractGate | AbstractQuantumChannel) and not is_midcircuit(op):
+                raise TypeError(f"operations[{i}] must be a gate, a channel, a Measure or a Conditional; "
+                                f"got {type(op).__name__}")  # fmt: skip
             try:
                 as_wires(f"operations[{i}].wires", op.wires, self.n_wires)
             except ValueError as err:
                 raise ValueError(f"{err} (operation {type(op).__name__})") from None
+        register(operations)  # refuses a condition on a bit no earlier Measure writes
         self.operations = tuple(operations)
+
+    @property
+    def bits(self) -> tuple[Bit, ...]:
+        """The classical bits the circuit's `Measure`s write, in order of first measurement (the register)."""
+        return register(self.operations)
+
+    @property
+    def midcircuit(self) -> bool:
+        """True when the circuit measures or conditions mid-circuit (`Measure`, `Conditional`)."""
+        return any(is_midcircuit(op) for op in self.operations)
 
     @property
     def noisy(self) -> bool:
@@ -134,6 +152,11 @@ class Circuit(eqx.Module):
 
     def _check_pure(self) -> None:
         for i, op in enumerate(self.operations):
+            if is_midcircuit(op):
+                raise ValueError(
+                    f"operations[{i}] is a {type(op).__name__}: simulate mid-circuit measurement "
+                    "with density_matrix / branches (exact), sample_branches (shots) or deferred()"
+                )
             if isinstance(op, AbstractQuantumChannel):
                 raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}): simulate a noisy "
                                  "circuit with density_matrix")  # fmt: skip
@@ -142,8 +165,50 @@ class Circuit(eqx.Module):
         """The final density matrix (2ⁿ, 2ⁿ) from `rho0` (a density matrix or a ket; default |0…0⟩⟨0…0|).
 
         Runs of one-wire gates and channels on a wire are applied as one 4 × 4 superoperator on its row and
-        column axes (`_density`); `scan` as in `statevector`.
+        column axes (`_density`); `scan` as in `statevector`. With mid-circuit measurements, the sum of the
+        branches of `branches` (the classical record forgotten).
         """
+        if self.midcircuit:
+            return self.branches(rho0, scan=scan).density_matrix()
+        n = self.n_wires
+        rho = self._initial_density(rho0)
+        return _final_density(_array_leaves(self.operations), rho.reshape(4**n), n, scan).reshape(2**n, 2**n)
+
+    def branches(self, rho0: ArrayLike | None = None, *, scan: bool = True) -> Branches:
+        r"""The exact branches $\rho_c$, one per value c of the classical register (see `_branching`).
+
+        `rho0` as in `density_matrix`. Exact and differentiable: `Branches.weights` are the probabilities of the
+        register values, `Branches.state(c)` the state given c, `Branches.density_matrix()` their sum.
+        """
+        n = self.n_wires
+        rho = self._initial_density(rho0).reshape(4**n)
+        return run_branches(_array_leaves(self.operations), rho, n, self.bits, scan)
+
+    def sample_branches(self, shots: int, *, key: Array, psi0: ArrayLike | None = None) -> ShotRecord:
+        """`shots` state-vector runs, each measurement's outcome drawn with its Born probability (`_sampled`).
+
+        Returns each shot's bit values and final state; `ShotRecord.frequencies` and `ShotRecord.expectation` give
+        estimates with standard errors. Not differentiable in the outcomes (see `_sampled`); refuses channels.
+        Memory: one state vector per shot (shots × 2ⁿ), all kept for the record.
+        """
+        count = check_shots(shots)
+        check_key(key)
+        for i, op in enumerate(self.operations):
+            if isinstance(op, AbstractQuantumChannel):
+                raise ValueError(f"operations[{i}] is a noise channel ({type(op).__name__}): sample_branches "
+                                 "runs state vectors; use branches")  # fmt: skip
+        psi = zero_state(self.n_wires) if psi0 is None else _check_ket(psi0, self.n_wires)
+        return sample_shots(_array_leaves(self.operations), psi, self.n_wires, self.bits, count, key)
+
+    def deferred(self) -> Circuit:
+        """The deferred-measurement circuit: `Measure`s dropped, `Conditional`s as gates controlled by the wires.
+
+        Exact state vectors and gradients for circuits that do not touch a measured wire again (see `_deferred`);
+        a bit's value is then the Z-basis value of its measured wire at the end.
+        """
+        return Circuit(self.n_wires, deferred_operations(self.operations))
+
+    def _initial_density(self, rho0: ArrayLike | None) -> Array:
         n = self.n_wires
         if rho0 is None:
             psi = zero_state(n)
@@ -153,15 +218,14 @@ class Circuit(eqx.Module):
             rho = jnp.outer(psi, jnp.conj(psi))
         else:
             rho = _check_density(rho0, n)
-
-        return _final_density(_array_leaves(self.operations), rho.reshape(4**n), n, scan).reshape(2**n, 2**n)
+        return rho
 
     def unitary(self) -> Array:
         """The circuit's 2ⁿ × 2ⁿ matrix (for tests and small n: it costs 4ⁿ memory)."""
         n = self.n_wires
         for op in self.operations:
-            if isinstance(op, AbstractQuantumChannel):
-                raise ValueError(f"a circuit with a channel ({type(op).__name__}) has no unitary")
+            if isinstance(op, AbstractQuantumChannel) or is_midcircuit(op):
+                raise ValueError(f"a circuit with a channel or a measurement ({type(op).__name__}) has no unitary")
 
         def step(op, columns):
             return op.apply(columns.reshape((2,) * n + (2**n,))).reshape(2**n, 2**n)

@@ -1,11 +1,12 @@
 """Wire diagrams of circuits: the operations placed in columns (moments) and a glyph per wire, drawn as text.
 
-An operation takes the first column in which every wire between its lowest and highest wire is free, so gates on
-disjoint wires share a column and the order of the operations on any wire is kept. Glyphs: a box label for a gate
-("H", "RX(π/2)", "U3(0.1,0.2,0.3)"), ● / ○ for a control on 1 / 0, ⊕ for a controlled X's target, × for the two
-ends of a swap, and labels for channels ("DP(0.01)", "|0⟩" for a reset). Angles that are multiples of π/8 show as
-such; others with 3 significant digits; traced ones as θ. `difflab.plot.circuit` draws the same layout with
-matplotlib.
+An operation takes the first column in which every wire between its lowest and highest wire is free (and which
+follows the last use of its classical bits), so gates on disjoint wires share a column and the order of the
+operations on any wire or bit is kept. Glyphs: a box label for a gate ("H", "RX(π/2)", "U3(0.1,0.2,0.3)"), ● / ○
+for a control on 1 / 0, ⊕ for a controlled X's target, × for the two ends of a swap, labels for channels
+("DP(0.01)", "|0⟩" for a reset), "M→c" for a measurement into the bit c ("M→c|0⟩" with reset) and a gate's glyph
+followed by its condition for a conditional gate ("X[c=1]"). Angles that are multiples of π/8 show as such; others
+with 3 significant digits; traced ones as θ. `difflab.plot.circuit` draws the same layout with matplotlib.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ._apply import is_concrete
 from ._channels import AmplitudeDamping, Dephasing, Depolarizing, ReadoutError, TwoQubitDepolarizing
 from ._gates import Controlled, Gate, PauliRotation, PhaseShift, Unitary
 from ._givens import DoubleExcitation, SingleExcitation
+from ._midcircuit import Conditional, Measure
 from ._relaxation import Reset, ThermalRelaxation
 from ._u3 import U3
 
@@ -56,6 +58,15 @@ def glyphs(op) -> dict[int, str]:
         out = {c: "●" if v else "○" for c, v in zip(op.controls, op.values, strict=True)}
         target = {base.wires[0]: "⊕"} if isinstance(base, Gate) and base.name == "X" else glyphs(base)
         return {**out, **target}
+    if isinstance(op, Measure):
+        return {op.wires[0]: f"M→{op.bit}" + ("|0⟩" if op.reset else "")}
+    if isinstance(op, Conditional):
+        condition = ",".join(f"{b}={v}" for b, v in zip(op.bits, op.values, strict=True))
+        inner: dict[int, str] = {}
+        for gate in op.ops:
+            for w, g in glyphs(gate).items():
+                inner[w] = f"{inner[w]}·{g}" if w in inner else g
+        return {w: f"{g}[{condition}]" for w, g in inner.items()}
     if isinstance(op, Gate) and op.name == "SWAP":
         return dict.fromkeys(op.wires, "×")
     if isinstance(op, Gate):
@@ -78,15 +89,19 @@ def glyphs(op) -> dict[int, str]:
 def moments(operations) -> list[list[int]]:
     """The indices of `operations` in each column of the diagram (see the module docstring)."""
     free: dict[int, int] = {}  # wire -> first free column
+    free_bit: dict[object, int] = {}  # classical bit -> first free column (a condition after its measurement)
     columns: list[list[int]] = []
     for i, op in enumerate(operations):
         span = range(min(op.wires), max(op.wires) + 1)
-        column = max((free.get(w, 0) for w in span), default=0)
+        bits = (op.bit,) if isinstance(op, Measure) else op.bits if isinstance(op, Conditional) else ()
+        column = max([free.get(w, 0) for w in span] + [free_bit.get(b, 0) for b in bits])
         if column == len(columns):
             columns.append([])
         columns[column].append(i)
         for w in span:
             free[w] = column + 1
+        for b in bits:
+            free_bit[b] = column + 1
     return columns
 
 

@@ -3,10 +3,13 @@ r"""OpenQASM 2 and 3 text for circuits: `Circuit.to_qasm` writes it, `from_qasm`
 Read: `OPENQASM 2.0; include "qelib1.inc";` with `qreg`/`creg`, or the common OpenQASM 3 subset `OPENQASM 3.0;
 include "stdgates.inc";` with `qubit[n] q;`/`bit[n] c;`; gate calls with parameter expressions over numbers, `pi`
 (`π`), + − × ÷ ^ and sin, cos, tan, exp, ln, sqrt; a gate applied to whole registers is applied qubit by qubit;
-`reset`; `barrier` (ignored). Measurements are accepted at the end of the circuit and not kept: a difflab circuit
-is measured afterwards (`measure`, `sample`); a gate on a qubit after its measurement is refused. Several quantum
-registers become consecutive wires in the order declared. Gate definitions, classical control and gate modifiers
-are refused, as is every unknown name, each with its line number. Gate names and matrices: `_qasm_gates`.
+`reset`; `barrier` (ignored). A measurement into a classical bit becomes a `Measure` when the program uses its
+qubit or its bit afterwards, and conditions on measured bits become `Conditional`s (the forms read and written:
+`_qasm_classical`); a final measurement, used by nothing after it, is not kept: a difflab circuit is measured
+afterwards (`measure`, `sample`), so such a program still runs as a state vector. A measurement without a target
+bit cannot be followed by a gate on its qubit. Several quantum registers become consecutive wires in the order
+declared. Gate definitions, `else`, gate modifiers and loops are refused, as is every unknown name, each with its
+line number. Gate names and matrices: `_qasm_gates`.
 Reference: Cross et al., arXiv:1707.03429 (OpenQASM 2); Cross et al., ACM TQC 3, 12 (2022) (OpenQASM 3).
 """
 
@@ -19,6 +22,8 @@ import os
 import re
 
 from ._circuit import Circuit
+from ._midcircuit import Conditional, Measure
+from ._qasm_classical import ClassicalBits, unfold_blocks
 from ._qasm_gates import GATES
 
 _FUNCTIONS = {"sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "ln": math.log,
@@ -31,16 +36,24 @@ _REGISTER = {
     "qreg": re.compile(r"^qreg\s+([A-Za-z_]\w*)\s*\[\s*(\d+)\s*\]$"),
     "qubit": re.compile(r"^qubit\s*(?:\[\s*(\d+)\s*\])?\s+([A-Za-z_]\w*)$"),
 }
-_IGNORED = re.compile(
-    r"^(OPENQASM\s+[23](\.\d+)?|include\s+\".*\"|creg\s.*|bit(\s*\[\s*\d+\s*\])?\s.*|barrier(\s.*)?)$"
-)
-_MEASURE = re.compile(r"^(?:measure\s+(.+?)(?:\s*->\s*.+)?|[A-Za-z_]\w*(?:\s*\[\s*\d+\s*\])?\s*=\s*measure\s+(.+))$")
+_CLASSICAL = {
+    "creg": re.compile(r"^creg\s+([A-Za-z_]\w*)\s*\[\s*(\d+)\s*\]$"),
+    "bit": re.compile(r"^bit\s*(?:\[\s*(\d+)\s*\])?\s+([A-Za-z_]\w*)$"),
+}
+_IGNORED = re.compile(r"^(OPENQASM\s+[23](\.\d+)?|include\s+\".*\"|barrier(\s.*)?)$")
+_MEASURE = re.compile(r"^(?:measure\s+(.+?)(?:\s*->\s*(.+))?|(.+?)\s*=\s*measure\s+(.+))$")
+_IF = re.compile(r"^if\s*\(([^()]*)\)\s*(.+)$")
+
+
+def _strip_comments(text: str) -> str:
+    """`text` without `/* */` and `//` comments, every newline kept (so line numbers stay)."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
 
 
 def _statements(text: str):
     """(line number, statement) for each `;`-terminated statement, comments removed."""
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
+    text = _strip_comments(text)
     line, start = 1, 0
     for i, ch in enumerate(text):
         if ch == ";":
@@ -93,7 +106,8 @@ class _Program:
         self.registers: dict[str, tuple[int, int]] = {}  # name -> (first wire, size)
         self.n_wires = 0
         self.operations: list = []
-        self.measured: set[int] = set()
+        self.measured: set[int] = set()  # measured without a target bit
+        self.classical = ClassicalBits()
 
     def declare(self, name: str, size: int, where: str) -> None:
         if name in self.registers:
@@ -116,13 +130,14 @@ class _Program:
             raise ValueError(f"{where}: index {index} is out of range for register {m.group(1)}[{size}]")
         return [first + index]
 
-    def call(self, name: str, params: list[float], arguments: list[str], where: str) -> None:
+    def call(self, name: str, params: list[float], arguments: list[str], where: str) -> list:
         n_params, n_qubits, make = GATES[name]
         if len(params) != n_params:
             raise ValueError(f"{where}: gate {name!r} takes {n_params} parameter(s); got {len(params)}")
         if len(arguments) != n_qubits:
             raise ValueError(f"{where}: gate {name!r} acts on {n_qubits} qubit(s); got {len(arguments)}")
         groups = [self.qubits(a, where) for a in arguments]
+        ops = []
         width = max(len(q) for q in groups)
         if any(len(q) not in (1, width) for q in groups):
             raise ValueError(f"{where}: registers of different sizes in one gate call")
@@ -132,30 +147,60 @@ class _Program:
                 raise ValueError(f"{where}: gate {name!r} on a qubit after its measurement (only final "
                                  "measurements are supported)")  # fmt: skip
             try:
-                self.operations.append(make(*params, *wires))
+                ops.append(make(*params, *wires))
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
+        return ops
+
+    def measure(self, qubits: str, targets: str | None, where: str) -> None:
+        """`measure qubits -> targets` (or `targets = measure qubits`), paired element by element."""
+        wires = [w for argument in qubits.split(",") for w in self.qubits(argument, where)]
+        if targets is None:
+            self.measured.update(wires)
+            return
+        bits = self.classical.bits(targets, where)
+        if len(bits) != len(wires):
+            raise ValueError(f"{where}: {len(wires)} qubit(s) measured into {len(bits)} bit(s)")
+        self.operations += [Measure(w, b) for w, b in zip(wires, bits, strict=True)]
+        self.classical.written.update(bits)
+
+    def conditional(self, condition: str, rest: str, where: str) -> None:
+        bits, values = self.classical.condition(condition, where)
+        m = _CALL.match(rest)
+        name = m.group(1) if m else rest.split()[0]
+        if not m or name not in GATES or name == "reset":
+            raise ValueError(f"{where}: only gates can be conditioned; got {rest!r}")
+        params = _parameters(m.group(2) or "", f"{where} ({name})")
+        ops = self.call(name, params, [a for a in m.group(3).split(",") if a.strip()], where)
+        self.operations += [Conditional(op, bits, values) for op in ops]
 
     def statement(self, text: str, where: str) -> None:
         if _IGNORED.match(text):
             return
+        for kind, pattern in _CLASSICAL.items():
+            if m := pattern.match(text):
+                name, size = m.groups() if kind == "creg" else (m.group(2), m.group(1) or "1")
+                return self.classical.declare(name, int(size), where)
         for kind, pattern in _REGISTER.items():
             if m := pattern.match(text):
                 name, size = m.groups() if kind == "qreg" else (m.group(2), m.group(1) or "1")
                 return self.declare(name, int(size), where)
         if m := _MEASURE.match(text):
-            for argument in (m.group(1) or m.group(2)).split(","):
-                self.measured.update(self.qubits(argument, where))
-            return None
+            return self.measure(m.group(1) or m.group(4), m.group(2) or m.group(3), where)
+        if m := _IF.match(text):
+            return self.conditional(m.group(1), m.group(2), where)
         m = _CALL.match(text)
         name = m.group(1) if m else text.split()[0]
-        if name in ("gate", "opaque", "if", "def", "for", "while", "ctrl", "inv", "pow", "negctrl") or "@" in text:
-            raise ValueError(f"{where}: {name!r} statements are not supported (gate definitions, classical "
-                             f"control and gate modifiers): {text!r}")  # fmt: skip
+        if name in ("gate", "opaque", "if", "else", "def", "for", "while", "ctrl", "inv", "pow", "negctrl") or (
+            "@" in text or "{" in text or "}" in text
+        ):
+            raise ValueError(f"{where}: {name!r} statements are not supported (gate definitions, else, loops "
+                             f"and gate modifiers): {text!r}")  # fmt: skip
         if not m or name not in GATES:
             raise ValueError(f"{where}: unknown gate {name!r}; known: {', '.join(sorted(GATES))}")
         params = _parameters(m.group(2) or "", f"{where} ({name})")
-        return self.call(name, params, [a for a in m.group(3).split(",") if a.strip()], where)
+        self.operations += self.call(name, params, [a for a in m.group(3).split(",") if a.strip()], where)
+        return None
 
 
 def from_qasm(text: str | os.PathLike) -> Circuit:
@@ -170,10 +215,21 @@ def from_qasm(text: str | os.PathLike) -> Circuit:
     if not isinstance(text, str):
         raise TypeError(f"text must be OpenQASM source (str) or a path; got {type(text).__name__}")
     program = _Program()
-    for line, statement in _statements(text):
-        if not program.registers and not _IGNORED.match(statement) and not statement.startswith(("qreg", "qubit")):
+    for line, statement in _statements(unfold_blocks(_strip_comments(text))):
+        declaration = statement.startswith(("qreg", "qubit", "creg", "bit"))
+        if not program.registers and not _IGNORED.match(statement) and not declaration:
             raise ValueError(f"line {line}: {statement!r} comes before any quantum register is declared")
         program.statement(statement, f"line {line}")
     if not program.registers:
         raise ValueError("text declares no quantum register (qreg q[n]; or qubit[n] q;)")
-    return Circuit(program.n_wires, program.operations)
+    return Circuit(program.n_wires, _without_final_measurements(program.operations))
+
+
+def _without_final_measurements(operations: list) -> list:
+    """`operations` less the measurements that no later operation uses (by their qubit or their bit)."""
+
+    def used(i: int, op: Measure) -> bool:
+        later = operations[i + 1 :]
+        return any(set(op.wires) & set(o.wires) or (isinstance(o, Conditional) and op.bit in o.bits) for o in later)
+
+    return [op for i, op in enumerate(operations) if not isinstance(op, Measure) or used(i, op)]

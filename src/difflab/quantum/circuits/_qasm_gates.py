@@ -16,6 +16,8 @@ import numpy as np
 
 from . import _standard_gates as g
 from ._gates import Controlled, Gate, PauliRotation, PhaseShift
+from ._midcircuit import Conditional, Measure, register
+from ._qasm_classical import condition_text, declarations, measure_lines, register_names
 from ._relaxation import Reset
 from ._u3 import U3
 
@@ -82,22 +84,40 @@ def to_qasm(n_wires: int, operations, version: int) -> str:
 
     Angles are written with `repr`, which reads back to the same float64. An operation without a name in the
     version's standard include (ISWAP, PauliRotation on other words, excitations, Unitary, noise other than
-    reset, ...) is refused by its position.
+    reset, ...) is refused by its position. Classical bits, `Measure` and `Conditional`: `_qasm_classical`.
     """
     if version not in HEADER:
         raise ValueError(f"version must be 2 or 3; got {version!r}")
+    bits = register(operations)
+    names = register_names(bits)
     lines = [HEADER[version], f"qreg q[{n_wires}];" if version == 2 else f"qubit[{n_wires}] q;"]
+    lines += declarations(bits, version)
     for i, op in enumerate(operations):
-        named = qasm_name(op)
-        if named is None or named[0] not in INCLUDED[version]:
-            include = "qelib1.inc" if version == 2 else "stdgates.inc"
-            raise ValueError(f"operations[{i}] ({type(op).__name__} on wires {op.wires}) has no OpenQASM {version} "
-                             f"name in {include}; known: {', '.join(sorted(INCLUDED[version]))}")  # fmt: skip
-        name, params = named
-        try:
-            values = [repr(float(np.asarray(p))) for p in params]
-        except Exception:  # a traced angle has no value to write
-            raise ValueError(f"operations[{i}] ({name}) holds a traced angle: export a concrete circuit") from None
-        call = f"{name}({', '.join(values)})" if values else name
-        lines.append(f"{call} {', '.join(f'q[{w}]' for w in op.wires)};")
+        if isinstance(op, Measure):
+            lines += measure_lines(op, names, version)
+        elif isinstance(op, Conditional):
+            condition = condition_text(op, names, version, f"operations[{i}]")
+            body = [_gate_line(f"operations[{i}].ops[{j}]", g, version) for j, g in enumerate(op.ops)]
+            if version == 2:
+                lines += [f"{condition} {line}" for line in body]
+            else:
+                lines += [f"{condition} {{", *(f"  {line}" for line in body), "}"]
+        else:
+            lines.append(_gate_line(f"operations[{i}]", op, version))
     return "\n".join(lines) + "\n"
+
+
+def _gate_line(where: str, op, version: int) -> str:
+    """`name(params) q[a], q[b];` for one gate, refused by `where` when it has no name in the standard include."""
+    named = qasm_name(op)
+    if named is None or named[0] not in INCLUDED[version]:
+        include = "qelib1.inc" if version == 2 else "stdgates.inc"
+        raise ValueError(f"{where} ({type(op).__name__} on wires {op.wires}) has no OpenQASM {version} "
+                         f"name in {include}; known: {', '.join(sorted(INCLUDED[version]))}")  # fmt: skip
+    name, params = named
+    try:
+        values = [repr(float(np.asarray(p))) for p in params]
+    except Exception:  # a traced angle has no value to write
+        raise ValueError(f"{where} ({name}) holds a traced angle: export a concrete circuit") from None
+    call = f"{name}({', '.join(values)})" if values else name
+    return f"{call} {', '.join(f'q[{w}]' for w in op.wires)};"
