@@ -1,0 +1,169 @@
+r"""What a parsed NMODL density mechanism means to difflab: its parameters, gates, ion, current and units.
+
+Units: NEURON's densities are S/cm² and mA/cm², difflab's mS/cm² and µA/cm². A `PARAMETER` declared in
+`(S/cm2)` or `(mho/cm2)` becomes a field in mS/cm² (value × 1000); `(uS/cm2)` × 1e-3, `(mS/cm2)` as is; every other
+unit (mV, ms, 1/ms, mM, degC, none) is kept. The mechanism's own statements run in its own units (fields are
+converted back), and its current, in mA/cm² (`ASSIGNED` units `(mA/cm2)` or none), is turned into µA/cm² (× 1000):
+so `g = gbar·m³h` in S/cm² times `(v − e)` in mV gives difflab's conductance in mS/cm².
+
+Names that are not parameters of the channel: `v` (the membrane potential, mV), `celsius` (the cell's temperature,
+°C, even where the file gives it a default), `t`, `dt`, and the ion variables of `USEION` (`ena`, `cai`, `ina`, …).
+The reversal potential is the field `E`: `e<ion>` for an ion current (default NEURON's 50 mV for na, −77 mV for
+k, 132.458 mV for ca; the cell's Nernst potential replaces it where a concentration mechanism computes one), or,
+for a `NONSPECIFIC_CURRENT i`, the `PARAMETER` `e` found in `i = … (v − e)` (with that parameter's default).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ._nmodl_lex import NMODLError
+from ._nmodl_parse import Program
+
+#: .mod units → (difflab units, factor from the .mod's value to difflab's).
+UNIT_CONVERSIONS = {
+    "S/cm2": ("mS/cm^2", 1e3),
+    "mho/cm2": ("mS/cm^2", 1e3),
+    "mS/cm2": ("mS/cm^2", 1.0),
+    "uS/cm2": ("mS/cm^2", 1e-3),
+    "mA/cm2": ("uA/cm^2", 1e3),
+}
+#: NEURON's default reversal potentials (mV): `ena`, `ek`, `eca` (from its default calcium concentrations).
+DEFAULT_REVERSALS = {"na": 50.0, "k": -77.0, "ca": 132.4579341637009}
+_MEMBRANE = ("v", "celsius", "t", "dt", "diam", "area")
+_RESERVED = ("E", "gates", "ion", "reads", "rates", "conductance", "current", "mechanism", "replace", "reversal")
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """A channel parameter: its default in difflab's units, those units and the factor to the .mod's units."""
+
+    name: str
+    default: float
+    units: str
+    to_mod: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Meaning:
+    suffix: str
+    ion: str | None
+    reads: tuple[str, ...]
+    current: str
+    reversal: str
+    default_E: float | None
+    fields: tuple[Field, ...]
+    constants: dict[str, float]
+    states: tuple[str, ...]
+    derivative: str
+    ion_names: frozenset[str]
+
+
+def meaning(prog: Program) -> Meaning:
+    """The mechanism's meaning; refuses by name what the reader does not cover."""
+    if prog.suffix is None:
+        raise NMODLError("the NEURON block has no SUFFIX (the mechanism's name); add `SUFFIX name`")
+    ion, reads, currents, reversal, ion_names = _ions(prog)
+    if len(currents) != 1:
+        raise NMODLError(
+            f"mechanism {prog.suffix!r} must write exactly one current (USEION … WRITE i<ion> or "
+            f"NONSPECIFIC_CURRENT); got {currents or 'none'}"
+        )
+    current = currents[0]
+    default_E = DEFAULT_REVERSALS.get(ion) if ion is not None else None
+    if ion is None:
+        reversal = _nonspecific_reversal(prog, current)
+        default_E = prog.parameters[reversal].value or 0.0
+    units = prog.assigned.get(current) or prog.parameters.get(current)
+    if units is not None and units.units not in (None, "mA/cm2"):
+        raise NMODLError(f"current {current!r} must be in (mA/cm2) (a density mechanism); got ({units.units})")
+    special = set(_MEMBRANE) | ion_names | {reversal}
+    fields = tuple(_field(d.name, d.value, d.units) for d in prog.parameters.values() if d.name not in special)
+    for f in fields:
+        if f.name in _RESERVED:
+            raise NMODLError(f"PARAMETER {f.name!r} clashes with a name of difflab's channels; rename it")
+    return Meaning(
+        suffix=prog.suffix,
+        ion=ion,
+        reads=reads,
+        current=current,
+        reversal=reversal,
+        default_E=default_E,
+        fields=fields,
+        constants={d.name: d.value or 0.0 for d in prog.constants.values()},
+        states=tuple(prog.states),
+        derivative=_derivative_block(prog),
+        ion_names=frozenset(ion_names),
+    )
+
+
+def _field(name: str, value: float | None, units: str | None) -> Field:
+    label, factor = UNIT_CONVERSIONS.get(units or "", (units or "1", 1.0))
+    return Field(name, (value or 0.0) * factor, label, 1.0 / factor)
+
+
+def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, set[str]]:
+    """(ion of the current, concentrations read, currents written, reversal name, every ion variable)."""
+    ion = None
+    reads: list[str] = []
+    currents = list(prog.nonspecific)
+    reversal = ""
+    names = set(prog.nonspecific)
+    for name, read, write, line in prog.useions:
+        concentrations = (f"{name}i", f"{name}o")
+        for w in write:
+            if w in concentrations:
+                raise NMODLError(
+                    f"line {line}: mechanism {prog.suffix!r} WRITEs {w}: concentration mechanisms are not supported "
+                    f"by the NMODL reader; use a difflab concentration mechanism (e.g. channels.CaDynamics_E2)"
+                )
+            if w != f"i{name}":
+                raise NMODLError(f"line {line}: USEION {name} WRITE {w}: expected i{name}")
+        if write:
+            ion, reversal = name, f"e{name}"
+            currents.extend(write)
+        reads += [r for r in read if r in concentrations]
+        names |= set(read) | set(write) | {f"e{name}", f"i{name}", *concentrations}
+    return ion, tuple(reads), currents, reversal, names
+
+
+def _nonspecific_reversal(prog: Program, current: str) -> str:
+    """The PARAMETER `e` in the BREAKPOINT's `current = … (v − e)`."""
+    for stmt in prog.breakpoint:
+        if stmt[0] == "set" and stmt[1] == current:
+            found = _difference_with_v(stmt[2], set(prog.parameters))
+            if found:
+                return found
+    raise NMODLError(
+        f"NONSPECIFIC_CURRENT {current!r}: expected an assignment `{current} = g*(v - e)` in BREAKPOINT with e a "
+        "PARAMETER (its reversal potential)"
+    )
+
+
+def _difference_with_v(expr: tuple, parameters: set[str]) -> str | None:
+    if expr[0] == "bin" and expr[1] == "-" and expr[2][:2] == ("name", "v") and expr[3][0] == "name":
+        return expr[3][1] if expr[3][1] in parameters else None
+    children = expr[2:] if expr[0] == "bin" else expr[1:2] if expr[0] in ("neg", "not") else ()
+    return next((n for c in children if (n := _difference_with_v(c, parameters))), None)
+
+
+def _derivative_block(prog: Program) -> str:
+    if not prog.states:
+        return ""
+    if prog.solve is None:
+        raise NMODLError("BREAKPOINT has no `SOLVE <block> METHOD cnexp` for the STATE variables")
+    name, method, line = prog.solve
+    if method != "cnexp":
+        raise NMODLError(
+            f"line {line}: METHOD {method} is not supported; the reader takes HH-style gates solved with "
+            "METHOD cnexp (x' linear in x)"
+        )
+    if name not in prog.derivatives:
+        raise NMODLError(f"line {line}: SOLVE {name}: no DERIVATIVE block named {name!r}")
+    targets = {s[1] for s in prog.derivatives[name] if s[0] == "diff"}
+    for state in prog.states:
+        if state not in targets:
+            raise NMODLError(f"STATE {state!r} has no equation {state}' = … in DERIVATIVE {name}")
+    for target in targets - set(prog.states):
+        raise NMODLError(f"DERIVATIVE {name}: {target}' is not a STATE")
+    return name
