@@ -186,3 +186,16 @@ PROCEDURE rates(ca (mM)) {
 }
 INITIAL { rates(cai) z = zInf }
 """
+
+CADYN = """
+: submembrane calcium shell: influx from ica into a shell of depth d, first-order decay to minCai
+NEURON { SUFFIX CaDynamics_E2 USEION ca READ ica WRITE cai RANGE decay, gamma, minCai, depth }
+UNITS { (mA) = (milliamp) (mM) = (milli/liter) (um) = (micron) FARADAY = (faraday) (coulombs) }
+PARAMETER { gamma = 0.05 decay = 80 (ms) depth = 0.1 (um) minCai = 1e-4 (mM) }
+ASSIGNED { ica (mA/cm2) }
+STATE { cai (mM) }
+BREAKPOINT { SOLVE states METHOD cnexp }
+DERIVATIVE states {
+    cai' = -10000*ica*gamma/(2*FARADAY*depth) - (cai - minCai)/decay
+}
+"""

@@ -84,6 +84,16 @@ def test_calcium_gated_rates_match_library():
     )
 
 
+def test_calcium_pool_matches_library():
+    """A mechanism that WRITEs cai becomes a concentration mechanism: s(I) and 1/τ as CaDynamics_E2's, 1e-12."""
+    pool, lib = read_nmodl(src.CADYN, gamma=0.0006, depth=0.2), CaDynamics_E2(gamma=0.0006, depth=0.2)
+    assert (pool.ion, pool.state, pool.valence) == ("ca", "cai", 2)
+    assert float(pool.c_out) == 2.0 and float(pool.c_init) == 5e-5 and float(pool.replace(decay=200.0).decay) == 200
+    current = jnp.linspace(-40.0, 10.0, 11)  # µA/cm²
+    (s, rate), (ls, lrate) = pool.linear_terms(current), lib.linear_terms(current)
+    assert _rel(s, ls) < 1e-12 and _rel(rate, lrate) < 1e-12
+
+
 def test_units_fields_and_replace():
     """Densities in S/cm² and mho/cm² become mS/cm² (× 1000); E is e_ion or the nonspecific current's PARAMETER."""
     na, k, leak, ih = (read_nmodl(t) for t in (src.SQUID_NA, src.SQUID_K, src.SQUID_LEAK, src.IH))
@@ -117,21 +127,23 @@ def test_squid_axon_simulates_as_library():
 
 
 def test_l5pc_soma_simulates_as_library():
-    """The L5PC soma with NaTs2_t, SK_E2, Ih and Im read from NMODL: V and cai as the library's to 1e-10."""
+    """The L5PC soma with NaTs2_t, SK_E2, Ih, Im and its calcium pool read from NMODL: V and cai as the library's
+    to 1e-10."""
 
-    def soma(na, sk, ih, im):
+    def soma(na, sk, ih, im, pool):
         channels = {"NaTs2_t": na, "SKv3_1": SKv3_1(gbar=303.472, E=-85.0), "SK_E2": sk, "Ca_HVA": Ca_HVA(gbar=0.994)}
         channels |= {"Ih": ih, "Im": im, "pas": pas(g=0.03, E=-75.0)}
-        calcium = {"ca": CaDynamics_E2(gamma=0.000609, decay=210.485284)}
-        return HodgkinHuxley(channels=channels, concentrations=calcium, celsius=34.0, v_init=-65.0)
+        return HodgkinHuxley(channels=channels, concentrations={"ca": pool}, celsius=34.0, v_init=-65.0)
 
     read = soma(
         read_nmodl(src.NATS2_T, gNaTs2_tbar=983.955),
         read_nmodl(src.SK_E2, gSK_E2bar=8.407, E=-85.0),
         read_nmodl(src.IH, gIhbar=0.08),
         read_nmodl(src.IM, gImbar=5.0, E=-85.0),
+        read_nmodl(src.CADYN, gamma=0.000609, decay=210.485284),
     )
-    lib = soma(NaTs2_t(gbar=983.955), SK_E2(gbar=8.407, E=-85.0), Ih(gbar=0.08), Im(gbar=5.0, E=-85.0))
+    pool = CaDynamics_E2(gamma=0.000609, decay=210.485284)
+    lib = soma(NaTs2_t(gbar=983.955), SK_E2(gbar=8.407, E=-85.0), Ih(gbar=0.08), Im(gbar=5.0, E=-85.0), pool)
     assert read.states == lib.states
     ts = jnp.linspace(0.0, 30.0, 121)
     stim = difflab.Step(10.0, 5.0, 30.0)
@@ -154,10 +166,9 @@ BAD = {
         src.IM.replace("exp(0.1*(v + 35))", "exp(0.1*(v + 35)"),
         r"line 14: syntax error: expected ',' or '\)', got 'mBeta'",
     ),
-    "concentration": (
-        "NEURON { SUFFIX cad USEION ca READ ica WRITE cai }\nSTATE { cai }\nBREAKPOINT { }",
-        "line 1: mechanism 'cad' WRITEs cai: concentration mechanisms are not supported",
-    ),
+    "pool reads v": (src.CADYN.replace("- (cai - minCai)", "- v*(cai - minCai)"), "line 10: unknown name 'v'"),
+    "pool not linear": (src.CADYN.replace("(cai - minCai)/decay", "(cai^2 - minCai)/decay"), "cai' .* not linear"),
+    "writes cao": (src.CADYN.replace("WRITE cai", "WRITE cao"), "line 3: USEION ca WRITE cao: extracellular"),
 }
 
 

@@ -42,6 +42,7 @@ from ._nmda import NMDASynapses as NMDASynapses
 from ._nmda import magnesium_block as magnesium_block
 from ._nmodl import AbstractNMODLChannel as AbstractNMODLChannel
 from ._nmodl import read_nmodl as read_nmodl
+from ._nmodl_concentration import AbstractNMODLConcentration as AbstractNMODLConcentration
 from ._nmodl_lex import NMODLError as NMODLError
 from ._nseg import with_nseg as with_nseg
 from ._plasticity import TsodyksMarkram as TsodyksMarkram

@@ -22,9 +22,7 @@ Reference: Hines & Carnevale, Neural Computation 12:995 (2000); NEURON's NMODL d
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,9 +32,10 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ._channels import AbstractChannel, channel_param
+from ._nmodl_concentration import AbstractNMODLConcentration, concentration_class
 from ._nmodl_eval import Compiler
 from ._nmodl_lex import NMODLError
-from ._nmodl_mechanism import Meaning, meaning
+from ._nmodl_mechanism import Compiled, meaning
 from ._nmodl_parse import parse
 
 # Where the linearity of the kinetics and of the current is checked when a file is read: potentials (mV) that
@@ -46,19 +45,10 @@ _CHECK_CELSIUS = 34.0
 _CHECK_CONCENTRATIONS = {"cai": 5e-5, "cao": 2.0, "nai": 10.0, "nao": 140.0, "ki": 54.4, "ko": 2.5}
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class _Compiled:
-    """A mechanism's meaning and its compiled blocks, shared by every channel read from one text."""
-
-    meaning: Meaning
-    derivative: Callable[[dict], None]
-    breakpoint: Callable[[dict], None]
-
-
 class AbstractNMODLChannel(AbstractChannel):
     """A channel read from an NMODL text by [`read_nmodl`][difflab.neuron.read_nmodl] (one subclass per text)."""
 
-    mechanism: ClassVar[_Compiled]
+    mechanism: ClassVar[Compiled]
     E: eqx.AbstractVar[Array]
 
     def _env(self, celsius: ArrayLike, concentrations: dict[str, Array]) -> dict[str, Any]:
@@ -109,23 +99,24 @@ class AbstractNMODLChannel(AbstractChannel):
         return eqx.tree_at(lambda c: [getattr(c, k) for k in values], self, new)
 
 
-def read_nmodl(source: str | Path, **overrides: ArrayLike) -> AbstractNMODLChannel:
-    """A difflab channel from an NMODL density mechanism (a path to a .mod file, or its text).
+def read_nmodl(source: str | Path, **overrides: ArrayLike) -> AbstractNMODLChannel | AbstractNMODLConcentration:
+    """A difflab channel (or concentration mechanism) from an NMODL density mechanism (a .mod file or its text).
 
     Args:
         source: a path (`str` or `Path`) to a .mod file, or the NMODL text itself (any text with a `{`).
         overrides: parameter values by their PARAMETER name, in difflab's units (mS/cm² for S/cm² densities), or
-            `E` (mV) for the reversal potential.
+            `E` (mV) for the reversal potential; for a concentration mechanism also `c_out`, `c_init` (mM).
 
     Returns:
         An instance of a generated [`AbstractChannel`][difflab.neuron.AbstractChannel] subclass named after the
-        SUFFIX; reading the same text again gives the same class.
+        SUFFIX; for a mechanism that WRITEs an intracellular concentration (`cai`) and no current, an
+        [`AbstractConcentration`][difflab.neuron.channels.AbstractConcentration] for the cell's `concentrations`
+        (see `_nmodl_concentration`). Reading the same text again gives the same class.
 
     Raises:
         NMODLError: (a `ValueError`) for text outside the subset, naming the construct and its line: VERBATIM,
             KINETIC and other blocks, a METHOD other than cnexp, an unknown name or function, a derivative not
-            linear in its state, a current not of the form `g(gates) (v − e)`, a concentration mechanism (WRITE
-            cai), a missing SUFFIX, a syntax error.
+            linear in its state, a current not of the form `g(gates) (v − e)`, a missing SUFFIX, a syntax error.
 
     Example:
         `read_nmodl("channels/NaTs2_t.mod", gNaTs2_tbar=983.955)`.
@@ -133,26 +124,32 @@ def read_nmodl(source: str | Path, **overrides: ArrayLike) -> AbstractNMODLChann
     text = source.read_text() if isinstance(source, Path) else source
     if isinstance(source, str) and "{" not in source:
         text = Path(source).read_text()
-    cls = _channel_class(text)
+    cls: Any = _mechanism_class(text)  # a generated class: its fields are the file's
     return cls(**overrides)
 
 
 @functools.lru_cache(maxsize=256)
-def _channel_class(text: str) -> type[AbstractNMODLChannel]:
+def _mechanism_class(text: str) -> type[AbstractNMODLChannel] | type[AbstractNMODLConcentration]:
     prog = parse(text)
     m = meaning(prog)
     known = {d for d in (*prog.parameters, *prog.constants, *prog.assigned, *prog.states)}
-    known |= {"v", "celsius", "t", "dt", "diam", "area", *m.ion_names}
+    if m.written:  # a concentration mechanism sees its ion's current and outside concentration only
+        known |= {m.current, f"{m.ion}o"}
+    else:
+        known |= {"v", "celsius", "t", "dt", "diam", "area", *m.ion_names}
     compiler = Compiler(prog, known)
     compiler.block(prog.initial, "INITIAL")
     derivative = compiler.block(prog.derivatives.get(m.derivative, ()), f"DERIVATIVE {m.derivative}")
     breakpoint = compiler.block(prog.breakpoint, "BREAKPOINT")
-    cls = _make_class(_Compiled(m, derivative, breakpoint))
+    compiled = Compiled(m, derivative, breakpoint)
+    if m.written:
+        return concentration_class(compiled)
+    cls: Any = _make_class(compiled)
     _check_linear(cls())
     return cls
 
 
-def _make_class(compiled: _Compiled) -> type[AbstractNMODLChannel]:
+def _make_class(compiled: Compiled) -> type[AbstractNMODLChannel]:
     m = compiled.meaning
     fields = {f.name: f for f in m.fields}
 
@@ -162,9 +159,10 @@ def _make_class(compiled: _Compiled) -> type[AbstractNMODLChannel]:
             raise TypeError(f"{m.suffix}: unknown parameter(s) {sorted(unknown)}; valid names: {sorted(fields)} and E")
         for name, f in fields.items():
             setattr(self, name, channel_param(values.get(name, f.default), name, f.units))
-        if "E" not in values and m.default_E is None:
+        E = values.get("E", m.default_E)
+        if E is None:
             raise TypeError(f"{m.suffix}: ion {m.ion!r} has no default reversal potential; pass E (mV)")
-        self.E = channel_param(values.get("E", m.default_E), "E", "mV")
+        self.E = channel_param(E, "E", "mV")
 
     namespace = {
         "__annotations__": {**dict.fromkeys(fields, Array), "E": Array},

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import jax.numpy as jnp
 
@@ -25,18 +26,21 @@ from ._nmodl_lex import NMODLError
 from ._nmodl_parse import Program, Routine
 
 Env = dict
-Expr = Callable[[Env], object]
+Expr = Callable[[Env], Any]
 Run = Callable[[Env], None]
 
-_ONE_ARG = {"exp": jnp.exp, "log": jnp.log, "log10": jnp.log10, "fabs": jnp.abs, "sqrt": jnp.sqrt}
+Function = Callable[..., Any]
+_ONE_ARG: dict[str, Function] = {"exp": jnp.exp, "log": jnp.log, "log10": jnp.log10, "fabs": jnp.abs}
+_ONE_ARG |= {"sqrt": jnp.sqrt}
 _ONE_ARG |= {"sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "tanh": jnp.tanh, "sinh": jnp.sinh, "cosh": jnp.cosh}
 _ONE_ARG |= {"atan": jnp.arctan, "asin": jnp.arcsin, "acos": jnp.arccos, "floor": jnp.floor, "ceil": jnp.ceil}
-_TWO_ARGS = {"pow": jnp.power, "atan2": jnp.arctan2, "fmin": jnp.minimum, "fmax": jnp.maximum}
+_TWO_ARGS: dict[str, Function] = {"pow": jnp.power, "atan2": jnp.arctan2, "fmin": jnp.minimum, "fmax": jnp.maximum}
 #: Built-in functions of NMODL that the reader evaluates.
 BUILTINS = tuple(_ONE_ARG) + tuple(_TWO_ARGS)
 #: NMODL's built-in constants.
 CONSTANTS = {"PI": math.pi}
-_BINARY = {"+": jnp.add, "-": jnp.subtract, "*": jnp.multiply, "/": jnp.divide, "^": jnp.power}
+_BINARY: dict[str, Function] = {"+": jnp.add, "-": jnp.subtract, "*": jnp.multiply, "/": jnp.divide}
+_BINARY |= {"^": jnp.power}
 _BINARY |= {"<": jnp.less, ">": jnp.greater, "<=": jnp.less_equal, ">=": jnp.greater_equal}
 _BINARY |= {"==": jnp.equal, "!=": jnp.not_equal, "&&": jnp.logical_and, "||": jnp.logical_or}
 
@@ -98,7 +102,8 @@ class Compiler:
             then(a_env)
             other(b_env)
             for key in a_env.keys() | b_env.keys():
-                a, b = a_env.get(key, env.get(key, 0.0)), b_env.get(key, env.get(key, 0.0))
+                a: Any = a_env.get(key, env.get(key, 0.0))
+                b: Any = b_env.get(key, env.get(key, 0.0))
                 env[key] = a if a is b else jnp.where(c, a, b)
 
         return run

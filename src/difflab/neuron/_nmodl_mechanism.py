@@ -16,6 +16,7 @@ for a `NONSPECIFIC_CURRENT i`, the `PARAMETER` `e` found in `i = … (v − e)` 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from ._nmodl_lex import NMODLError
 from ._nmodl_parse import Program
@@ -30,6 +31,9 @@ UNIT_CONVERSIONS = {
 }
 #: NEURON's default reversal potentials (mV): `ena`, `ek`, `eca` (from its default calcium concentrations).
 DEFAULT_REVERSALS = {"na": 50.0, "k": -77.0, "ca": 132.4579341637009}
+#: NEURON's default concentrations (mM) inside and outside (`<ion>i0_<ion>_ion`, `<ion>o0_<ion>_ion`) and valences.
+DEFAULT_CONCENTRATIONS = {"ca": (5e-5, 2.0), "na": (10.0, 140.0), "k": (54.4, 2.5)}
+DEFAULT_VALENCES = {"ca": 2, "na": 1, "k": 1}
 _MEMBRANE = ("v", "celsius", "t", "dt", "diam", "area")
 _RESERVED = ("E", "gates", "ion", "reads", "rates", "conductance", "current", "mechanism", "replace", "reversal")
 
@@ -57,13 +61,19 @@ class Meaning:
     states: tuple[str, ...]
     derivative: str
     ion_names: frozenset[str]
+    #: The concentration a concentration mechanism writes (`"cai"`), else `""`; its valence and defaults (mM).
+    written: str = ""
+    valence: int = 0
+    concentrations: tuple[float, float] = (0.0, 0.0)
 
 
 def meaning(prog: Program) -> Meaning:
     """The mechanism's meaning; refuses by name what the reader does not cover."""
     if prog.suffix is None:
         raise NMODLError("the NEURON block has no SUFFIX (the mechanism's name); add `SUFFIX name`")
-    ion, reads, currents, reversal, ion_names = _ions(prog)
+    ion, reads, currents, reversal, ion_names, written = _ions(prog)
+    if written:
+        return _concentration(prog, written, currents, ion_names)
     if len(currents) != 1:
         raise NMODLError(
             f"mechanism {prog.suffix!r} must write exactly one current (USEION … WRITE i<ion> or "
@@ -97,14 +107,54 @@ def meaning(prog: Program) -> Meaning:
     )
 
 
+def _concentration(prog: Program, written: list, currents: list, ion_names: set[str]) -> Meaning:
+    """A mechanism that writes one intracellular concentration from its ion's current (`CaDynamics_E2`)."""
+    state, ion, line = written[0]
+    if len(written) > 1 or currents:
+        raise NMODLError(
+            f"line {line}: mechanism {prog.suffix!r} must write one concentration and no current; got "
+            f"{[w[0] for w in written] + currents}"
+        )
+    if list(prog.states) != [state]:
+        raise NMODLError(f"line {line}: mechanism {prog.suffix!r} writes {state}: its only STATE must be {state}")
+    special = set(_MEMBRANE) | ion_names
+    fields = tuple(_field(d.name, d.value, d.units) for d in prog.parameters.values() if d.name not in special)
+    for f in fields:
+        if f.name in ("c_out", "c_init", "ion", "state", "valence", "units", "mechanism", "replace"):
+            raise NMODLError(f"PARAMETER {f.name!r} clashes with a name of difflab's concentration mechanisms")
+    valence = prog.valences.get(ion, DEFAULT_VALENCES.get(ion))
+    if valence is None or ion not in DEFAULT_CONCENTRATIONS:
+        raise NMODLError(f"line {line}: ion {ion!r}: the reader knows the concentrations of na, k and ca only")
+    return Meaning(
+        suffix=prog.suffix or "",
+        ion=ion,
+        reads=(),
+        current=f"i{ion}",
+        reversal="",
+        default_E=None,
+        fields=fields,
+        constants={d.name: d.value or 0.0 for d in prog.constants.values()},
+        states=(state,),
+        derivative=_derivative_block(prog),
+        ion_names=frozenset(ion_names),
+        written=state,
+        valence=int(valence),
+        concentrations=DEFAULT_CONCENTRATIONS[ion],
+    )
+
+
 def _field(name: str, value: float | None, units: str | None) -> Field:
     label, factor = UNIT_CONVERSIONS.get(units or "", (units or "1", 1.0))
     return Field(name, (value or 0.0) * factor, label, 1.0 / factor)
 
 
-def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, set[str]]:
-    """(ion of the current, concentrations read, currents written, reversal name, every ion variable)."""
+def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, set[str], list]:
+    """The ion of the current, concentrations read, currents, reversal name, ion variables, concentrations written.
+
+    The last are `(name, ion, line)`.
+    """
     ion = None
+    written: list[tuple[str, str, int]] = []
     reads: list[str] = []
     currents = list(prog.nonspecific)
     reversal = ""
@@ -112,19 +162,18 @@ def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, s
     for name, read, write, line in prog.useions:
         concentrations = (f"{name}i", f"{name}o")
         for w in write:
-            if w in concentrations:
-                raise NMODLError(
-                    f"line {line}: mechanism {prog.suffix!r} WRITEs {w}: concentration mechanisms are not supported "
-                    f"by the NMODL reader; use a difflab concentration mechanism (e.g. channels.CaDynamics_E2)"
-                )
-            if w != f"i{name}":
-                raise NMODLError(f"line {line}: USEION {name} WRITE {w}: expected i{name}")
-        if write:
+            if w == f"{name}o":
+                raise NMODLError(f"line {line}: USEION {name} WRITE {w}: extracellular concentrations are fixed here")
+            if w not in (f"i{name}", f"{name}i"):
+                raise NMODLError(f"line {line}: USEION {name} WRITE {w}: expected i{name} or {name}i")
+        if f"{name}i" in write:
+            written.append((f"{name}i", name, line))
+        if f"i{name}" in write:
             ion, reversal = name, f"e{name}"
-            currents.extend(write)
+            currents.append(f"i{name}")
         reads += [r for r in read if r in concentrations]
         names |= set(read) | set(write) | {f"e{name}", f"i{name}", *concentrations}
-    return ion, tuple(reads), currents, reversal, names
+    return ion, tuple(reads), currents, reversal, names, written
 
 
 def _nonspecific_reversal(prog: Program, current: str) -> str:
@@ -167,3 +216,12 @@ def _derivative_block(prog: Program) -> str:
     for target in targets - set(prog.states):
         raise NMODLError(f"DERIVATIVE {name}: {target}' is not a STATE")
     return name
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Compiled:
+    """A mechanism's meaning and its compiled blocks, shared by every instance read from one text."""
+
+    meaning: Meaning
+    derivative: Callable[[dict], None]
+    breakpoint: Callable[[dict], None]

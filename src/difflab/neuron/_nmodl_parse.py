@@ -18,9 +18,12 @@ import dataclasses
 
 from ._nmodl_lex import NMODLError, Token, tokenize
 
-_REFUSED_BLOCKS = ("KINETIC", "LINEAR", "NONLINEAR", "NET_RECEIVE", "DISCRETE", "PARTIAL", "FUNCTION_TABLE")
+_REFUSED_BLOCKS: tuple[str, ...] = ("KINETIC", "LINEAR", "NONLINEAR", "NET_RECEIVE", "DISCRETE", "PARTIAL")
+_REFUSED_BLOCKS += ("FUNCTION_TABLE",)
 _REFUSED_BLOCKS += ("INCLUDE", "BEFORE", "AFTER", "CONSTRUCTOR", "DESTRUCTOR", "WATCH")
-_SKIPPED_BLOCKS = ("UNITS", "INDEPENDENT")
+_SKIPPED_BLOCKS = ("INDEPENDENT",)
+#: Physical constants a UNITS block may name (`FARADAY = (faraday) (coulomb)`): NEURON 9's values (CODATA 2018).
+UNIT_CONSTANTS = {"faraday": 96485.33212331001, "k-mole": 8.31446261815324, "pi": 3.141592653589793}
 _LEVELS = (("||",), ("&&",), ("==", "!=", "<", ">", "<=", ">="), ("+", "-"), ("*", "/"))
 
 
@@ -47,6 +50,7 @@ class Program:
     suffix: str | None = None
     useions: list[tuple[str, tuple[str, ...], tuple[str, ...], int]] = dataclasses.field(default_factory=list)
     nonspecific: list[str] = dataclasses.field(default_factory=list)
+    valences: dict[str, float] = dataclasses.field(default_factory=dict)
     parameters: dict[str, Declaration] = dataclasses.field(default_factory=dict)
     constants: dict[str, Declaration] = dataclasses.field(default_factory=dict)
     assigned: dict[str, Declaration] = dataclasses.field(default_factory=dict)
@@ -145,6 +149,8 @@ class _Parser:
                     self.next()
             elif word in ("UNITSOFF", "UNITSON"):
                 continue
+            elif word == "UNITS":
+                self.units_block()
             elif word in _SKIPPED_BLOCKS:
                 while not self.at("{"):
                     self.next()
@@ -179,7 +185,7 @@ class _Parser:
                 while self.peek().text in ("READ", "WRITE", "VALENCE"):
                     kind = self.next().text
                     if kind == "VALENCE":
-                        self.number()
+                        self.prog.valences[ion] = self.number()
                     else:
                         (read if kind == "READ" else write).extend(self.names())
                 self.prog.useions.append((ion, tuple(read), tuple(write), tok.line))
@@ -193,6 +199,25 @@ class _Parser:
                 raise NMODLError(f"line {tok.line}: {word} is not supported by the NMODL reader (density mechanisms)")
             else:
                 raise NMODLError(f"line {tok.line}: unknown NEURON statement {word!r}")
+        self.next()
+
+    def units_block(self) -> None:
+        """`(mV) = (millivolt)` lines are skipped; `NAME = (faraday) (coulomb)` defines a constant."""
+        self.expect("{")
+        while not self.at("}"):
+            tok = self.next()
+            if tok.kind == "end":
+                raise NMODLError(f"line {tok.line}: syntax error: unclosed '{{'")
+            if tok.kind == "name" and self.at("="):
+                self.next()
+                unit = self.units() or ""
+                if unit not in UNIT_CONSTANTS:
+                    raise NMODLError(f"line {tok.line}: UNITS constant {tok.text} = ({unit}) is not known here")
+                self.units()
+                self.prog.constants[tok.text] = Declaration(tok.text, UNIT_CONSTANTS[unit], None, tok.line)
+            elif tok.text == "(":
+                self.i -= 1
+                self.units()
         self.next()
 
     def declarations(self, block: str) -> None:
@@ -266,7 +291,8 @@ class _Parser:
             self.table()
             return None
         if word == "SOLVE":
-            return self.solve(tok)
+            self.solve(tok)
+            return None
         if word == "if":
             return self.if_statement()
         if word in ("FROM", "WHILE", "CONSERVE", "COMPARTMENT", "LAG", "SWEEP", "printf", "net_send"):
@@ -303,7 +329,6 @@ class _Parser:
         self.next()
         method = self.name().text
         self.prog.solve = (name, method, tok.line)
-        return None
 
     def if_statement(self) -> tuple:
         self.expect("(")
