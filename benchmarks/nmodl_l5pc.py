@@ -8,6 +8,12 @@ every 5 mV). Two columns: all potentials, and all but the few where the .mod div
 (the library evaluates the limit there). Then the same x∞, τ against NEURON 9's values for the same files
 (`datasets/neuron/l5pc_channels.nc`, −100…50 mV in 0.5 mV steps; SK_E2 on its `cai` grid), and the time of
 one jitted `rates` call on the 1501 potentials, read channel against library channel (median of 200 calls).
+`CaDynamics_E2` (a concentration mechanism) is compared by its `(s(I), 1/τ)` over −50…10 µA/cm².
+
+Last, the somatic current clamp of the same dataset (BluePyOpt's released somatic densities, 0.01 nA on 100 µm²
+over [20, 220) ms, 300 ms; `pas` is NEURON's built-in, so the library's): once with the read mechanisms, once with
+the library's, at the cell's default step; V's largest difference between the two and the spike times against
+NEURON's.
 
     python benchmarks/nmodl_l5pc.py MECHANISMS_FOLDER
 """
@@ -26,7 +32,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import difflab  # noqa: E402
-from difflab.neuron import NMODLError, channels, read_nmodl  # noqa: E402
+from difflab.neuron import HodgkinHuxley, NMODLError, channels, read_nmodl, spike_times  # noqa: E402
 
 # potentials (mV) where the .mod files test `v == …` and move v by 1e-4 mV before dividing
 SINGULAR = {"NaTs2_t": (-32.0, -60.0), "NaTa_t": (-38.0, -66.0), "Nap_Et2": (-38.0, -17.0, -64.4), "Ca_HVA": (-27.0,)}
@@ -97,6 +103,46 @@ def rates_time(channel, name: str) -> float:
     return 1e6 * float(np.median(times))
 
 
+def against_library_pool(read) -> float:
+    """Max relative difference of `(s(I), 1/τ)` from `channels.CaDynamics_E2` over −50…10 µA/cm²."""
+    current = jnp.linspace(-50.0, 10.0, 61)
+    got, want = read.linear_terms(current), channels.CaDynamics_E2().linear_terms(current)
+    return float(max(_rel(g, w).max() for g, w in zip(got, want, strict=True)))
+
+
+# BluePyOpt's released somatic densities (S/cm² × 1000 = mS/cm²) and calcium pool, the dataset's current clamp
+SOMA = {"NaTs2_t": 983.955, "SKv3_1": 303.472, "SK_E2": 8.407, "Ca_HVA": 0.994, "Ca_LVAst": 0.333, "Ih": 0.08}
+K_CHANNELS = ("SKv3_1", "SK_E2")
+
+
+def current_clamp(mechanisms: dict, ref) -> None:
+    """The somatic current clamp with the read mechanisms and with the library's; spike times against NEURON's."""
+    cells = {}
+    for kind in ("read", "library"):
+        chans = {}
+        for name, gbar in SOMA.items():
+            E = {"E": -85.0} if name in K_CHANNELS else {}
+            if kind == "read":
+                chans[name] = mechanisms[name].replace(**{f"g{name}bar": gbar}, **E)
+            else:
+                chans[name] = getattr(channels, name)(gbar=gbar, **E)
+        chans["pas"] = channels.pas(g=0.03, E=-75.0)
+        pool = {"gamma": 0.000609, "decay": 210.485284}
+        calcium = mechanisms["CaDynamics_E2"].replace(**pool) if kind == "read" else channels.CaDynamics_E2(**pool)
+        cells[kind] = HodgkinHuxley(channels=chans, concentrations={"ca": calcium}, celsius=34.0, v_init=-65.0)
+    ts = jnp.asarray(ref.cc_time.values)
+    stimulus = difflab.Step(10.0, 20.0, 220.0)
+    V = {k: np.asarray(difflab.simulate(c, stimulus, ts).ys["V"]) for k, c in cells.items()}
+    want = np.asarray(spike_times(ts, jnp.asarray(ref.cc_V.values)))
+    got = np.asarray(spike_times(ts, jnp.asarray(V["read"])))
+    want, got = want[np.isfinite(want)], got[np.isfinite(got)]
+    print(
+        f"current clamp (dt {cells['read'].default_dt0():.6f} ms): max |V read − V library| "
+        f"{np.max(np.abs(V['read'] - V['library'])):.2e} mV; spikes {got.size} (NEURON {want.size}), "
+        f"largest spike-time difference from NEURON {np.max(np.abs(got - want)):.4f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="folder of the L5PC .mod files")
@@ -104,12 +150,16 @@ def main() -> None:
     ref = difflab.datasets.load("neuron/l5pc_channels")
     print(f"{'channel':10s} {'quantity':16s} {'vs library, all V':>18s} {'away from 0/0':>14s}")
     overall = [0.0, 0.0, 0.0]
+    mechanisms = {}
     for path in sorted(folder.glob("*.mod")):
         name = path.stem
         try:
-            read = read_nmodl(path)
+            read = mechanisms[name] = read_nmodl(path)
         except NMODLError as err:
             print(f"{name:10s} refused: {err}")
+            continue
+        if name == "CaDynamics_E2":
+            print(f"{name:10s} {'s(I), 1/tau':16s} {against_library_pool(read):18.2e}")
             continue
         for what, everywhere, away in against_library(name, read):
             print(f"{name:10s} {what:16s} {everywhere:18.2e} {away:14.2e}")
@@ -120,6 +170,7 @@ def main() -> None:
         t_read, t_lib = rates_time(read, name), rates_time(getattr(channels, name)(), name)
         print(f"{name:10s} {'rates (µs)':16s} {t_read:18.1f} {t_lib:14.1f}  (read, library)")
     print(f"largest: vs library {overall[0]:.2e} (away from 0/0: {overall[1]:.2e}); vs NEURON {overall[2]:.2e}")
+    current_clamp(mechanisms, ref)
 
 
 if __name__ == "__main__":

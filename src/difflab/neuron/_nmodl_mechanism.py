@@ -11,6 +11,9 @@ Names that are not parameters of the channel: `v` (the membrane potential, mV), 
 The reversal potential is the field `E`: `e<ion>` for an ion current (default NEURON's 50 mV for na, −77 mV for
 k, 132.458 mV for ca; the cell's Nernst potential replaces it where a concentration mechanism computes one), or,
 for a `NONSPECIFIC_CURRENT i`, the `PARAMETER` `e` found in `i = … (v − e)` (with that parameter's default).
+
+A mechanism that writes an intracellular concentration (`USEION ca READ ica WRITE cai`) and no current is a
+concentration mechanism (see `_nmodl_concentration`).
 """
 
 from __future__ import annotations
