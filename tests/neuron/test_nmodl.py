@@ -18,13 +18,16 @@ from difflab.neuron import (
     SK_E2,
     Ca_HVA,
     CaDynamics_E2,
+    Cell,
     HodgkinHuxley,
+    IClamp,
     Ih,
     Im,
     LeakChannel,
     NaTs2_t,
     NMODLError,
     PotassiumChannel,
+    Region,
     SKv3_1,
     SodiumChannel,
     pas,
@@ -124,6 +127,24 @@ def test_squid_axon_simulates_as_library():
     assert np.max(np.asarray(want.ys["V"])) > 20.0  # it spikes
     assert np.max(np.abs(np.asarray(got.ys["V"] - want.ys["V"]))) < 1e-10
     assert np.max(np.abs(np.asarray(got.ys["n_k_hh"] - want.ys["n"]))) < 1e-12
+
+
+def test_ball_and_stick_cell_simulates_as_library():
+    """Cell.ball_and_stick's hh densities per region as read channels (one class across regions): V to 1e-10 mV."""
+
+    def hh(gna, gk, gl):
+        na, k = read_nmodl(src.SQUID_NA, gnabar=gna), read_nmodl(src.SQUID_K, gkbar=gk)
+        return {"na": na, "k": k, "leak": read_nmodl(src.SQUID_LEAK, gl=gl)}
+
+    lib = Cell.ball_and_stick(nseg=3)
+    regions = {"soma": Region(hh(120.0, 36.0, 0.3), Ra=100.0), "dend": Region(hh(30.0, 10.0, 0.1), Ra=100.0)}
+    read = Cell(lib.morphology, regions)
+    assert "n_k_hh" in read.gate_names
+    stim = IClamp({"soma(0.5)": difflab.Step(0.25, 1.0, 10.0)})
+    ts = jnp.linspace(0.0, 10.0, 41)
+    got, want = difflab.simulate(read, stim, ts), difflab.simulate(lib, stim, ts)
+    assert np.max(np.asarray(want.ys["V"])) > 20.0  # the soma spikes
+    assert np.max(np.abs(np.asarray(got.ys["V"] - want.ys["V"]))) < 1e-10
 
 
 def test_l5pc_soma_simulates_as_library():
