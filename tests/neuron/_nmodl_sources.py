@@ -60,10 +60,9 @@ UNITSON
 )
 
 SQUID_K = (
-    """
-COMMENT
-Delayed rectifier of the squid axon: i = gkbar n^4 (v - ek), written with alpha and beta.
-ENDCOMMENT
+    """TITLE squid axon's K+ channel, "hh" & n^4 (36 mS/cm2)
+COMMENT Delayed rectifier of the squid axon: i = gkbar n^4 (v - ek),
+written with alpha and beta. ENDCOMMENT
 NEURON { SUFFIX k_hh USEION k READ ek WRITE ik RANGE gkbar }
 PARAMETER { gkbar = .036 (mho/cm2) }
 ASSIGNED { v (mV) celsius (degC) ek (mV) ik (mA/cm2) an (/ms) bn (/ms) }

@@ -71,6 +71,22 @@ def test_voltage_gated_rates_match_library(name):
     assert float(ch.E) == float(lib.E)
 
 
+@pytest.mark.parametrize("name", ["na", "NaTs2_t"])
+def test_rate_gradients_match_library(name):
+    """dα/dV and dβ/dV by reverse mode equal the library's to 1e-9 relative, away from the 0/0 points (where the
+    text's `if` guard gives the right value but a NaN gradient)."""
+    text, lib, gates, celsius = PAIRS[name]
+    ch, away = read_nmodl(text), ~np.isin(np.asarray(V), (-40.0, -32.0, -60.0))
+
+    def total(channel, names, v, k):
+        return sum(channel.rates(v, jnp.asarray(celsius))[g][k] for g in names)
+
+    for k in (0, 1):
+        got = jax.vmap(jax.grad(lambda v, k=k: total(ch, list(gates), v, k)))(V)
+        want = jax.vmap(jax.grad(lambda v, k=k: total(lib, list(gates.values()), v, k)))(V)
+        assert _rel(np.asarray(got)[away], np.asarray(want)[away]) < 1e-9
+
+
 def test_calcium_gated_rates_match_library():
     """SK_E2 reads `cai`: x∞ and τ to 1e-12 relative over 1e-8…1e-1 mM and all V, α too; β = (1 − z∞)/τ as the
     text computes it, so to 1e-12 of α + β (the subtraction 1 − z∞ loses β's relative digits where z∞ → 1)."""

@@ -40,10 +40,15 @@ def tokenize(text: str) -> list[Token]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        word = line.strip().split(":", 1)[0].strip()
+        words = line.split(":", 1)[0].split()
+        word = words[0] if words else ""
+        if word == "TITLE":  # free text to the end of the line
+            tokens.append(Token("name", "TITLE", i + 1))
+            i += 1
+            continue
         if word in _SKIPPED_WORDS:
             close = _SKIPPED_WORDS[word]
-            j = next((k for k in range(i + 1, len(lines)) if lines[k].strip().startswith(close)), None)
+            j = next((k for k in range(i, len(lines)) if close in lines[k].split()), None)
             if j is None:
                 raise NMODLError(f"line {i + 1}: {word} has no {close}")
             i = j + 1

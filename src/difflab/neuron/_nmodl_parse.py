@@ -144,9 +144,8 @@ class _Parser:
             word = tok.text
             if word in _REFUSED_BLOCKS:
                 raise NMODLError(f"line {tok.line}: {word} is not supported by the NMODL reader (HH-style subset)")
-            if word == "TITLE":
-                while self.peek().line == tok.line and self.peek().kind != "end":
-                    self.next()
+            if word == "TITLE":  # its text was dropped with the line
+                continue
             elif word in ("UNITSOFF", "UNITSON"):
                 continue
             elif word == "UNITS":
