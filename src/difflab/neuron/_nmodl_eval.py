@@ -6,8 +6,10 @@ by name); nothing is evaluated from text, so the result traces, jits, vmaps and 
 - Every name and function is resolved when the block is compiled: an unknown variable or function is refused by
   name with its line, before anything runs.
 - `if (c) {…} else {…}` runs both branches on copies of the environment and merges every variable that either
-  branch changed with `jnp.where(c, …)`, so a condition on a traced potential works under `jit`. As with any
-  `where`, a branch that divides 0/0 where it is not taken still gives NaN gradients there (values are right).
+  branch changed with `jnp.where(c, …)`, so a condition on a traced potential works under `jit`.
+- Division `a/b` has the value of IEEE division everywhere, but where `b = 0` its gradient is 0 instead of NaN
+  (a "double where"): a branch not taken that divides by zero, as `vtrap`'s `x/(exp(x/y) - 1)` at `x = 0` behind
+  its `if`, would otherwise make the gradient NaN there although the value is right.
 - A `PROCEDURE` sees the caller's variables, its arguments and `LOCAL`s; what it assigns to other names is seen by
   the caller afterwards (NEURON's semantics for range and global variables). A `FUNCTION` returns the value
   assigned to its own name.
@@ -20,6 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from ._nmodl_lex import NMODLError
@@ -39,7 +42,16 @@ _TWO_ARGS: dict[str, Function] = {"pow": jnp.power, "atan2": jnp.arctan2, "fmin"
 BUILTINS = tuple(_ONE_ARG) + tuple(_TWO_ARGS)
 #: NMODL's built-in constants.
 CONSTANTS = {"PI": math.pi}
-_BINARY: dict[str, Function] = {"+": jnp.add, "-": jnp.subtract, "*": jnp.multiply, "/": jnp.divide}
+
+
+def _divide(a: Any, b: Any) -> Any:
+    """`a / b` with finite gradients where `b = 0` (the value there stays IEEE's ±inf or NaN)."""
+    zero = jnp.equal(b, 0)
+    safe = jnp.where(zero, 1.0, b)
+    return jnp.where(zero, jax.lax.stop_gradient(jnp.divide(a, b)), jnp.divide(a, safe))
+
+
+_BINARY: dict[str, Function] = {"+": jnp.add, "-": jnp.subtract, "*": jnp.multiply, "/": _divide}
 _BINARY |= {"^": jnp.power}
 _BINARY |= {"<": jnp.less, ">": jnp.greater, "<=": jnp.less_equal, ">=": jnp.greater_equal}
 _BINARY |= {"==": jnp.equal, "!=": jnp.not_equal, "&&": jnp.logical_and, "||": jnp.logical_or}
