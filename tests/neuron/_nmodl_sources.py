@@ -198,3 +198,45 @@ DERIVATIVE states {
     cai' = -10000*ica*gamma/(2*FARADAY*depth) - (cai - minCai)/decay
 }
 """
+
+HH = (
+    """
+: the squid axon in one mechanism, as NEURON's hh: three currents, gates m, h, n
+NEURON {
+    SUFFIX hh
+    USEION na READ ena WRITE ina
+    USEION k READ ek WRITE ik
+    NONSPECIFIC_CURRENT il
+    RANGE gnabar, gkbar, gl, el
+}
+PARAMETER { gnabar = .12 (S/cm2) gkbar = .036 (S/cm2) gl = .0003 (S/cm2) el = -54.3 (mV) }
+ASSIGNED { v (mV) celsius (degC) ena (mV) ek (mV) ina (mA/cm2) ik (mA/cm2) il (mA/cm2) gna (S/cm2) gk (S/cm2)
+           am (/ms) bm (/ms) ah (/ms) bh (/ms) an (/ms) bn (/ms) }
+STATE { m h n }
+BREAKPOINT {
+    SOLVE states METHOD cnexp
+    gna = gnabar*m*m*m*h
+    ina = gna*(v - ena)
+    gk = gkbar*n*n*n*n
+    ik = gk*(v - ek)
+    il = gl*(v - el)
+}
+DERIVATIVE states {
+    rates(v)
+    m' = am*(1 - m) - bm*m
+    h' = ah*(1 - h) - bh*h
+    n' = an*(1 - n) - bn*n
+}
+PROCEDURE rates(v (mV)) {
+    LOCAL q
+    q = 3^((celsius - 6.3)/10)
+    am = q*.1*vtrap(-(v + 40), 10)
+    bm = q*4*exp(-(v + 65)/18)
+    ah = q*.07*exp(-(v + 65)/20)
+    bh = q/(exp(-(v + 35)/10) + 1)
+    an = q*.01*vtrap(-(v + 55), 10)
+    bn = q*.125*exp(-(v + 65)/80)
+}
+"""
+    + VTRAP
+)

@@ -132,17 +132,22 @@ def test_units_fields_and_replace():
 
 
 def test_squid_axon_simulates_as_library():
-    """A 10 µA/cm² step: V of the read Na, K and leak equals HodgkinHuxley.squid_axon()'s to 1e-10 mV."""
+    """A 10 µA/cm² step: V of the read Na, K and leak equals the library's squid axon to 1e-10 mV, both as three
+    mechanisms and as one `hh` mechanism read once per current."""
     read = HodgkinHuxley(
         channels={"na": read_nmodl(src.SQUID_NA), "k": read_nmodl(src.SQUID_K), "leak": read_nmodl(src.SQUID_LEAK)}
     )
+    hh = HodgkinHuxley(channels={c: read_nmodl(src.HH, current=f"i{c}") for c in ("na", "k", "l")})
+    assert hh.gate_names == ("m_hh", "h_hh", "n_hh") and float(hh.channels["l"].E) == -54.3
     lib = HodgkinHuxley(channels={"na": SodiumChannel(), "k": PotassiumChannel(), "leak": LeakChannel()})
     ts = jnp.linspace(0.0, 20.0, 201)
     stim = difflab.Step(10.0, 1.0, 20.0)
-    got, want = difflab.simulate(read, stim, ts), difflab.simulate(lib, stim, ts)
+    want = difflab.simulate(lib, stim, ts)
     assert np.max(np.asarray(want.ys["V"])) > 20.0  # it spikes
-    assert np.max(np.abs(np.asarray(got.ys["V"] - want.ys["V"]))) < 1e-10
-    assert np.max(np.abs(np.asarray(got.ys["n_k_hh"] - want.ys["n"]))) < 1e-12
+    for model, n in ((read, "n_k_hh"), (hh, "n_hh")):
+        got = difflab.simulate(model, stim, ts)
+        assert np.max(np.abs(np.asarray(got.ys["V"] - want.ys["V"]))) < 1e-10
+        assert np.max(np.abs(np.asarray(got.ys[n] - want.ys["n"]))) < 1e-12
 
 
 def test_ball_and_stick_cell_simulates_as_library():
@@ -205,6 +210,7 @@ BAD = {
     ),
     "pool reads v": (src.CADYN.replace("- (cai - minCai)", "- v*(cai - minCai)"), "line 10: unknown name 'v'"),
     "pool not linear": (src.CADYN.replace("(cai - minCai)/decay", "(cai^2 - minCai)/decay"), "cai' .* not linear"),
+    "several currents": (src.HH, r"writes the currents \['il', 'ina', 'ik'\]: read each .* current=<name>"),
     "writes cao": (src.CADYN.replace("WRITE cai", "WRITE cao"), "line 3: USEION ca WRITE cao: extracellular"),
 }
 

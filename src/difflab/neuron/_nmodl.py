@@ -99,11 +99,17 @@ class AbstractNMODLChannel(AbstractChannel):
         return eqx.tree_at(lambda c: [getattr(c, k) for k in values], self, new)
 
 
-def read_nmodl(source: str | Path, **overrides: ArrayLike) -> AbstractNMODLChannel | AbstractNMODLConcentration:
+def read_nmodl(
+    source: str | Path, *, current: str | None = None, **overrides: ArrayLike
+) -> AbstractNMODLChannel | AbstractNMODLConcentration:
     """A difflab channel (or concentration mechanism) from an NMODL density mechanism (a .mod file or its text).
 
     Args:
         source: a path (`str` or `Path`) to a .mod file, or the NMODL text itself (any text with a `{`).
+        current: for a mechanism that writes several currents (NEURON's `hh`: `ina`, `ik`, `il`), the one to read
+            as a channel; its gates are the states that this current's conductance reads (`m`, `h` for `ina`),
+            so reading each current gives channels that go into one cell together. Every PARAMETER of the file
+            is a field of each.
         overrides: parameter values by their PARAMETER name, in difflab's units (mS/cm² for S/cm² densities), or
             `E` (mV) for the reversal potential; for a concentration mechanism also `c_out`, `c_init` (mM).
 
@@ -124,14 +130,14 @@ def read_nmodl(source: str | Path, **overrides: ArrayLike) -> AbstractNMODLChann
     text = source.read_text() if isinstance(source, Path) else source
     if isinstance(source, str) and "{" not in source:
         text = Path(source).read_text()
-    cls: Any = _mechanism_class(text)  # a generated class: its fields are the file's
+    cls: Any = _mechanism_class(text, current)  # a generated class: its fields are the file's
     return cls(**overrides)
 
 
 @functools.lru_cache(maxsize=256)
-def _mechanism_class(text: str) -> type[AbstractNMODLChannel] | type[AbstractNMODLConcentration]:
+def _mechanism_class(text: str, current: str | None) -> type[AbstractNMODLChannel] | type[AbstractNMODLConcentration]:
     prog = parse(text)
-    m = meaning(prog)
+    m = meaning(prog, current)
     known = {d for d in (*prog.parameters, *prog.constants, *prog.assigned, *prog.states)}
     if m.written:  # a concentration mechanism sees its ion's current and outside concentration only
         known |= {m.current, f"{m.ion}o"}

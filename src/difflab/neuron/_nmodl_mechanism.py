@@ -70,19 +70,29 @@ class Meaning:
     concentrations: tuple[float, float] = (0.0, 0.0)
 
 
-def meaning(prog: Program) -> Meaning:
-    """The mechanism's meaning; refuses by name what the reader does not cover."""
+def meaning(prog: Program, current: str | None = None) -> Meaning:
+    """The mechanism's meaning as the channel of one of its currents; refuses by name what the reader does not cover.
+
+    A mechanism that writes several currents (NEURON's `hh`: `ina`, `ik`, `il`) needs `current`, the one to read;
+    the channel then has the states that current's conductance reads.
+    """
     if prog.suffix is None:
         raise NMODLError("the NEURON block has no SUFFIX (the mechanism's name); add `SUFFIX name`")
-    ion, reads, currents, reversal, ion_names, written = _ions(prog)
+    reads, currents, ion_names, written = _ions(prog)
     if written:
-        return _concentration(prog, written, currents, ion_names)
-    if len(currents) != 1:
+        return _concentration(prog, written, list(currents), ion_names)
+    if not currents:
+        raise NMODLError(f"mechanism {prog.suffix!r} writes no current (USEION … WRITE i<ion> or NONSPECIFIC_CURRENT)")
+    if current is None and len(currents) > 1:
         raise NMODLError(
-            f"mechanism {prog.suffix!r} must write exactly one current (USEION … WRITE i<ion> or "
-            f"NONSPECIFIC_CURRENT); got {currents or 'none'}"
+            f"mechanism {prog.suffix!r} writes the currents {list(currents)}: read each as a channel with "
+            "read_nmodl(..., current=<name>)"
         )
-    current = currents[0]
+    current = current if current is not None else next(iter(currents))
+    if current not in currents:
+        raise NMODLError(f"current={current!r}: mechanism {prog.suffix!r} writes the currents {list(currents)}")
+    ion = currents[current]
+    reversal = f"e{ion}"
     default_E = DEFAULT_REVERSALS.get(ion) if ion is not None else None
     if ion is None:
         reversal = _nonspecific_reversal(prog, current)
@@ -104,10 +114,32 @@ def meaning(prog: Program) -> Meaning:
         default_E=default_E,
         fields=fields,
         constants={d.name: d.value or 0.0 for d in prog.constants.values()},
-        states=tuple(prog.states),
+        states=_states_of(prog, current),
         derivative=_derivative_block(prog),
         ion_names=frozenset(ion_names),
     )
+
+
+def _states_of(prog: Program, current: str) -> tuple[str, ...]:
+    """The STATEs that the BREAKPOINT's assignment of `current` reads, through earlier assignments.
+
+    Every STATE if the BREAKPOINT calls a routine or branches (the reader does not follow those).
+    """
+    needed = {current}
+    for stmt in reversed(prog.breakpoint):
+        if stmt[0] != "set":
+            return tuple(prog.states)
+        if stmt[1] in needed:
+            needed |= _names(stmt[2])
+    return tuple(s for s in prog.states if s in needed)
+
+
+def _names(expr: tuple) -> set[str]:
+    if expr[0] == "name":
+        return {expr[1]}
+    children = expr[2:] if expr[0] == "bin" else expr[1:2] if expr[0] in ("neg", "not") else ()
+    children = expr[2] if expr[0] == "call" else children
+    return set().union(*(_names(c) for c in children))
 
 
 def _concentration(prog: Program, written: list, currents: list, ion_names: set[str]) -> Meaning:
@@ -151,16 +183,14 @@ def _field(name: str, value: float | None, units: str | None) -> Field:
     return Field(name, (value or 0.0) * factor, label, 1.0 / factor)
 
 
-def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, set[str], list]:
-    """The ion of the current, concentrations read, currents, reversal name, ion variables, concentrations written.
+def _ions(prog: Program) -> tuple[tuple[str, ...], dict[str, str | None], set[str], list]:
+    """The concentrations read, `{current: its ion or None}`, the ion variables, the concentrations written.
 
     The last are `(name, ion, line)`.
     """
-    ion = None
     written: list[tuple[str, str, int]] = []
     reads: list[str] = []
-    currents = list(prog.nonspecific)
-    reversal = ""
+    currents: dict[str, str | None] = dict.fromkeys(prog.nonspecific)
     names = set(prog.nonspecific)
     for name, read, write, line in prog.useions:
         concentrations = (f"{name}i", f"{name}o")
@@ -172,11 +202,10 @@ def _ions(prog: Program) -> tuple[str | None, tuple[str, ...], list[str], str, s
         if f"{name}i" in write:
             written.append((f"{name}i", name, line))
         if f"i{name}" in write:
-            ion, reversal = name, f"e{name}"
-            currents.append(f"i{name}")
+            currents[f"i{name}"] = name
         reads += [r for r in read if r in concentrations]
         names |= set(read) | set(write) | {f"e{name}", f"i{name}", *concentrations}
-    return ion, tuple(reads), currents, reversal, names, written
+    return tuple(reads), currents, names, written
 
 
 def _nonspecific_reversal(prog: Program, current: str) -> str:
