@@ -15,7 +15,10 @@ over [20, 220) ms, 300 ms; `pas` is NEURON's built-in, so the library's): once w
 the library's, at the cell's default step; V's largest difference between the two and the spike times against
 NEURON's.
 
-    python benchmarks/nmodl_l5pc.py MECHANISMS_FOLDER
+    python benchmarks/nmodl_l5pc.py MECHANISMS_FOLDER [--hh PEER_VENV/.../neuron/.data/share/modfile/hh.mod]
+
+With `--hh`, NEURON's own `hh.mod` is read once per current (`ina`, `ik`, `il`) and its (α, β) and conductances
+compared with `SodiumChannel`, `PotassiumChannel` and `LeakChannel` on the same potentials at 6.3 and 18.5 °C.
 """
 
 from __future__ import annotations
@@ -143,10 +146,33 @@ def current_clamp(mechanisms: dict, ref) -> None:
     )
 
 
+def against_hh(path: Path) -> None:
+    """NEURON's hh.mod, read per current, against the library's squid-axon channels: largest relative difference."""
+    library = {"ina": difflab.neuron.SodiumChannel(), "ik": difflab.neuron.PotassiumChannel()}
+    library["il"] = difflab.neuron.LeakChannel()
+    for current, lib in library.items():
+        read = read_nmodl(path, current=current)
+        worst, where = 0.0, ""
+        for celsius in (6.3, 18.5):
+            got, want = read.rates(jnp.asarray(V), jnp.asarray(celsius)), lib.rates(jnp.asarray(V), celsius)
+            for gate, lib_gate in zip(read.gates, lib.gates, strict=True):
+                for k, name in enumerate(("alpha", "beta")):
+                    err = float(_rel(got[gate][k], want[lib_gate][k]).max())
+                    worst, where = max((worst, where), (err, f"{gate} {name}"))
+        values = {g: jnp.asarray(np.roll(GATE_VALUES, i)) for i, g in enumerate(read.gates)}
+        lib_values = dict(zip(lib.gates, values.values(), strict=True))
+        g_err = float(_rel(read.conductance(values), lib.conductance(lib_values)).max())
+        print(f"hh.mod {current}: gates {read.gates}, (alpha, beta) {worst:.2e} ({where}), conductance {g_err:.2e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="folder of the L5PC .mod files")
-    folder = parser.parse_args().folder
+    parser.add_argument("--hh", type=Path, help="NEURON's hh.mod")
+    args = parser.parse_args()
+    folder = args.folder
+    if args.hh is not None:
+        against_hh(args.hh)
     ref = difflab.datasets.load("neuron/l5pc_channels")
     print(f"{'channel':10s} {'quantity':16s} {'vs library, all V':>18s} {'away from 0/0':>14s}")
     overall = [0.0, 0.0, 0.0]
@@ -170,7 +196,8 @@ def main() -> None:
         t_read, t_lib = rates_time(read, name), rates_time(getattr(channels, name)(), name)
         print(f"{name:10s} {'rates (µs)':16s} {t_read:18.1f} {t_lib:14.1f}  (read, library)")
     print(f"largest: vs library {overall[0]:.2e} (away from 0/0: {overall[1]:.2e}); vs NEURON {overall[2]:.2e}")
-    current_clamp(mechanisms, ref)
+    if {"CaDynamics_E2", *SOMA} <= set(mechanisms):
+        current_clamp(mechanisms, ref)
 
 
 if __name__ == "__main__":
