@@ -25,8 +25,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from ._nmodl_grammar import Program, Routine
 from ._nmodl_lex import NMODLError
-from ._nmodl_parse import Program, Routine
 
 Env = dict
 Expr = Callable[[Env], Any]

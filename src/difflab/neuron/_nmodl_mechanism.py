@@ -21,8 +21,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from ._nmodl_grammar import Program
 from ._nmodl_lex import NMODLError
-from ._nmodl_parse import Program
 
 #: .mod units → (difflab units, factor from the .mod's value to difflab's).
 UNIT_CONVERSIONS = {
