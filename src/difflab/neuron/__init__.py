@@ -40,6 +40,10 @@ from ._network import Network as Network
 from ._network import NetworkRushLarsenCN as NetworkRushLarsenCN
 from ._nmda import NMDASynapses as NMDASynapses
 from ._nmda import magnesium_block as magnesium_block
+from ._nmodl import AbstractNMODLChannel as AbstractNMODLChannel
+from ._nmodl import read_nmodl as read_nmodl
+from ._nmodl_concentration import AbstractNMODLConcentration as AbstractNMODLConcentration
+from ._nmodl_lex import NMODLError as NMODLError
 from ._nseg import with_nseg as with_nseg
 from ._plasticity import TsodyksMarkram as TsodyksMarkram
 from ._presets import load_preset as load_preset
