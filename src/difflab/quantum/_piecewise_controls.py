@@ -110,7 +110,7 @@ def check_control_system(H0, operators) -> tuple[Array, Array]:
 def product_of_slices(H0: Array, operators: Array, amplitudes: Array, dt: Array) -> Complex[Array, "n n"]:
     r"""$\prod_j e^{-iH_j'\Delta t_j}$ (latest slice on the left) for traced inputs: no checks, complex arrays."""
     dtype = H0.dtype
-    hamiltonians = H0 + jnp.einsum("kj,kab->jab", amplitudes.astype(dtype), operators)
+    hamiltonians = H0[None] + jnp.einsum("kj,kab->jab", amplitudes.astype(dtype), operators)
     factors = jax.vmap(jax.scipy.linalg.expm)((-1j * dt.astype(dtype))[:, None, None] * hamiltonians)
     # pairwise products: log2(m) rounds of batched matrix products instead of m sequential ones
     while factors.shape[0] > 1:
