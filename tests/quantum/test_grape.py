@@ -12,6 +12,7 @@ import optax
 import pytest
 
 import difflab.quantum as q
+from difflab.quantum import _grape
 
 TWO_PI = 2 * np.pi
 U_MAX = TWO_PI * 0.1  # rad/ns
@@ -143,3 +144,21 @@ def test_time_grid_must_cover_the_duration():
         q.piecewise_propagator(
             np.eye(2), [np.eye(2), np.triu(np.ones((2, 2)))], q.PiecewiseControls(np.ones((2, 1)), 1)
         )
+
+
+def test_second_call_does_not_recompile(monkeypatch):
+    # The loss is traced only when the jitted step compiles: new values of the same shapes must not trace it again.
+    traces = []
+
+    def counting_loss(params, problem):
+        traces.append(1)
+        return _grape_loss(params, problem)
+
+    _grape_loss = _grape.loss
+    monkeypatch.setattr(_grape, "loss", counting_loss)
+    ops = [0.5 * np.asarray(q.sigmax()), 0.5 * np.asarray(q.sigmay())]
+    options = q.GrapeOptions(steps=3, optimizer=optax.adam(0.1))
+    q.optimize_gate(np.zeros((2, 2)), ops, q.X_GATE, 5.0, 4, u_max=1.0, options=options)
+    first = len(traces)
+    q.optimize_gate(0.1 * np.asarray(q.sigmaz()), ops, np.eye(2), 7.0, 4, u_max=2.0, options=options)
+    assert first > 0 and len(traces) == first
