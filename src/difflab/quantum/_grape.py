@@ -47,7 +47,7 @@ class GrapeOptions:
         tol: stop once the loss (infidelity + leakage penalty) is below this.
         leakage_weight: $w_L$, the weight of the mean leakage in the loss (dimensionless, >= 0).
         optimizer: an optax transformation; default `optax.lbfgs()` (with its zoom line search). Adam
-            (`optax.adam(0.02)`) works too: the parameters are of order one.
+            (`optax.adam(0.05)`) works too: the parameters are of order one.
         seed: of the random initial guess (used when `optimize_gate` gets no `initial`).
     """
 
