@@ -15,6 +15,9 @@ from ._drives import Controls as Controls
 from ._drives import Drive as Drive
 from ._fidelity import gate_fidelity as gate_fidelity
 from ._fidelity import leakage as leakage
+from ._grape import GrapeOptions as GrapeOptions
+from ._grape import optimize_gate as optimize_gate
+from ._grape_result import GateOptimization as GateOptimization
 from ._lindblad import LindbladModel as LindbladModel
 from ._mcsolve import MCResult as MCResult
 from ._mcsolve import mcsolve as mcsolve
@@ -24,6 +27,8 @@ from ._operator import Operator as Operator
 from ._operator import as_operator as as_operator
 from ._operator import dense as dense
 from ._operator import dia as dia
+from ._piecewise_controls import PiecewiseControls as PiecewiseControls
+from ._piecewise_controls import piecewise_propagator as piecewise_propagator
 from ._propagator import PropagatorResult as PropagatorResult
 from ._propagator import mepropagator as mepropagator
 from ._propagator import sepropagator as sepropagator
