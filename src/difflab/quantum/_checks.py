@@ -137,6 +137,22 @@ def check_density(rho, n: int, name: str = "rho0") -> None:
         )
 
 
+#: Tolerance of the unitarity check on user matrices, max |U†U − 1| (float64 round-off is ~1e-15).
+UNITARY_ATOL = 1e-8
+
+
+def check_unitary(matrix, name: str) -> None:
+    """Raise `ValueError` naming `name` if the concrete `matrix` is not unitary within `UNITARY_ATOL`."""
+    if not is_concrete(matrix):
+        return
+    m = np.asarray(matrix, dtype=complex)
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"{name} must be finite; got NaN/inf entries")
+    err = np.abs(m.conj().T @ m - np.eye(m.shape[0])).max()
+    if err > UNITARY_ATOL:
+        raise ValueError(f"{name} must be unitary: max |U†U − 1| = {err:.3g} exceeds {UNITARY_ATOL:g}")
+
+
 def is_hermitian(x) -> bool:
     """True when concrete `x` equals its conjugate transpose (traced values count as Hermitian)."""
     try:

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from .._checks import UNITARY_ATOL, check_unitary
 from .._complex import as_complex
 from ._apply import (
     apply_controlled,
@@ -51,8 +52,6 @@ FIXED = {
 #: The inverse of each fixed gate by name (the others are their own inverse: I, X, Y, Z, H, SWAP).
 FIXED_INVERSE = {"S": "Sdg", "T": "Tdg", "SX": "SXdg", "ISWAP": "ISWAPdg"}
 FIXED_INVERSE.update({v: k for k, v in FIXED_INVERSE.items()})
-#: Tolerance of the unitarity check on user matrices, max |U†U − 1| (float64 round-off is ~1e-15).
-UNITARY_ATOL = 1e-8
 
 
 class AbstractGate(eqx.Module):
@@ -272,15 +271,3 @@ def _traced_unitary(matrix: Array, name: str) -> Array:
     gap = jnp.max(jnp.abs(matrix.conj().T @ matrix - jnp.eye(matrix.shape[0], dtype=matrix.dtype)))
     message = f"{name} must be unitary (max |U†U − 1| <= {UNITARY_ATOL:g})"
     return eqx.error_if(matrix, ~(gap <= UNITARY_ATOL), message)
-
-
-def check_unitary(matrix, name: str) -> None:
-    """Raise `ValueError` naming `name` if the concrete `matrix` is not unitary within `UNITARY_ATOL`."""
-    if not is_concrete(matrix):
-        return
-    m = np.asarray(matrix, dtype=complex)
-    if not np.all(np.isfinite(m)):
-        raise ValueError(f"{name} must be finite; got NaN/inf entries")
-    err = np.abs(m.conj().T @ m - np.eye(m.shape[0])).max()
-    if err > UNITARY_ATOL:
-        raise ValueError(f"{name} must be unitary: max |U†U − 1| = {err:.3g} exceeds {UNITARY_ATOL:g}")
