@@ -26,9 +26,10 @@ from ._deferred import deferred_operations
 from ._density import evolve_density
 from ._draw import draw_text, glyphs, moments
 from ._gates import AbstractGate
+from ._measure import check_shots
 from ._midcircuit import Bit, is_midcircuit, register
 from ._qasm_gates import to_qasm
-from ._sampled import ShotRecord, check_key, check_shots, sample_shots
+from ._sampled import ShotRecord, check_key, sample_shots
 from ._schedule import run
 
 #: Tolerance on the norm / trace of a user initial state.

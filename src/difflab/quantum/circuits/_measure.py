@@ -47,11 +47,17 @@ def probabilities(state: ArrayLike, *, readout: Sequence[ReadoutError] = ()) -> 
     return p.reshape(2**n)
 
 
-def sample(key: Array, state: ArrayLike, shots: int, *, readout: Sequence[ReadoutError] = ()) -> Array:
-    """`shots` measured bit strings, shape (shots, n) of 0/1 (int), drawn with the PRNG `key`."""
+def check_shots(shots) -> int:
+    """`shots` as an int, refused by name unless a whole number >= 1."""
     if isinstance(shots, bool) or not isinstance(shots, int | np.integer) or shots < 1:
         raise ValueError(f"shots must be a positive integer; got {shots!r}")
+    return int(shots)
+
+
+def sample(key: Array, state: ArrayLike, shots: int, *, readout: Sequence[ReadoutError] = ()) -> Array:
+    """`shots` measured bit strings, shape (shots, n) of 0/1 (int), drawn with the PRNG `key`."""
+    shots = check_shots(shots)
     p = probabilities(state, readout=readout)
     n = _n_wires(state)
-    index = jax.random.choice(key, 2**n, shape=(int(shots),), p=p / jnp.sum(p))
+    index = jax.random.choice(key, 2**n, shape=(shots,), p=p / jnp.sum(p))
     return (index[:, None] >> jnp.arange(n - 1, -1, -1)[None, :]) & 1

@@ -25,6 +25,7 @@ import numpy as np
 from jaxtyping import Array
 
 from ._matrix_observables import AbstractMatrixObservable
+from ._measure import check_shots
 from ._midcircuit import Bit, Conditional, Measure
 from ._pauli import PauliSum, expectation
 
@@ -84,12 +85,6 @@ def check_key(key) -> None:
     elif isinstance(key, jax.core.Tracer):
         return  # under a user's transformation: its shape and dtype fail loudly when used
     raise ValueError(f"key must be one jax.random key (jax.random.key(0) or jax.random.PRNGKey(0)); got {key!r}")
-
-
-def check_shots(shots) -> int:
-    if isinstance(shots, bool) or not isinstance(shots, int | np.integer) or shots < 1:
-        raise ValueError(f"shots must be a positive integer; got {shots!r}")
-    return int(shots)
 
 
 def _measure(op: Measure, psi: Array, n: int, key: Array) -> tuple[Array, Array]:
