@@ -73,7 +73,7 @@ def test_all_nan_is_refused():
         ({"checkpoint_every": 0}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got 0"),
         ({"checkpoint_every": 2.5}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got 2.5"),
         ({"checkpoint_every": True}, ValueError, r"checkpoint_every must be a whole number of steps >= 1; got True"),
-        ({"starts": 2, "key": 3}, TypeError, r"key must be a JAX random key, e.g. jax.random.key\(0\); got int 3"),
+        ({"starts": 2, "key": 3}, TypeError, r"key must be one JAX random key, made by jax\.random\.key.*; got int 3"),
         ({"callback": 3}, TypeError, r"callback must be a function callback\(step, losses\) or None; got int"),
     ],
 )

@@ -30,6 +30,7 @@ from ..core.internal import (
     Progress,
     SolveOptions,
     Sum,
+    check_key,
     get_path,
     is_concrete,
     legacy_keywords,
@@ -179,8 +180,8 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
         raise ValueError(f"steps must be >= 0 and starts >= 1; got steps={steps}, starts={starts}")
     if starts > 1 and key is None and explicit is None:
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
-    if key is not None and not _is_key(key):
-        raise TypeError(f"key must be a JAX random key, e.g. jax.random.key(0); got {type(key).__name__} {key!r}")
+    if key is not None:  # one key: the starts' draws split it per parameter
+        check_key(key)
     checkpoint = _check_checkpoint(run.checkpoint, run.resume)
     adapter = as_adapter(optimizer, loss_fn)
     members = _members(protocol, fit, starts)
@@ -501,15 +502,6 @@ def _problem_parts(problem, protocol) -> str:
         "observe function": (observe,),
     }
     return "; ".join(f"{name}={tree_fingerprint(*trees)[:12]}" for name, trees in parts.items())
-
-
-def _is_key(key) -> bool:
-    """A typed key (jax.random.key) or a raw uint32 key of shape (..., 2) (jax.random.PRNGKey)."""
-    if not hasattr(key, "dtype"):
-        return False
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return True
-    return key.dtype == jnp.uint32 and key.shape[-1:] == (2,)
 
 
 def _problem_fingerprint(problem, protocol) -> str:

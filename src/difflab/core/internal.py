@@ -1,8 +1,8 @@
 """The internal face of `core`: what the other folders of difflab may import from it.
 
 The names the rest of difflab builds on: the model and protocol classes, `simulate` and its step rules,
-the check layer (eager errors for concrete values, `eqx.error_if` for traced ones), parameter paths, the loop
-strategies and the version of the package.
+the check layer (eager errors for concrete values, `eqx.error_if` for traced ones, `check_key` for random keys),
+parameter paths, the loop strategies and the version of the package.
 
 Siblings (`calibration`, `ensembles`, the domains, `validation`, `cli`) import from here, never from this folder's
 underscore modules. A name here keeps its meaning within a minor version; changing one is a change of every caller
@@ -29,6 +29,7 @@ from ._crossings import soft_crossing_count as soft_crossing_count
 from ._crossings import upward_crossings as upward_crossings
 from ._deprecated import legacy_keywords as legacy_keywords
 from ._deprecated import warn_moved as warn_moved
+from ._keys import check_key as check_key
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo
 from ._optional import optional_module as optional_module

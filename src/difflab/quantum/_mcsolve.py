@@ -36,7 +36,7 @@ import optimistix as optx
 import xarray as xr
 from jaxtyping import Array, ArrayLike, Complex, Float, PRNGKeyArray
 
-from ..core.internal import SolveOptions, check_finite, check_increasing, merge_options, package_version
+from ..core.internal import SolveOptions, check_finite, check_increasing, check_key, merge_options, package_version
 from ._checks import check_ket, check_time_units
 from ._complex import as_complex, from_parts
 from ._mesolve import _exp_ops, _hamiltonian, _jump_operators, _ket_column
@@ -148,8 +148,7 @@ def mcsolve(
     for name, value, low in (("ntraj", ntraj, 1), ("max_jumps", max_jumps, 1), ("chunk", chunk, 1)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    if not (isinstance(key, jax.Array) and (jnp.issubdtype(key.dtype, jax.dtypes.prng_key) or key.shape == (2,))):
-        raise TypeError(f"key must be a JAX PRNG key (jax.random.key(seed)); got {key!r}")
+    check_key(key)
     time_units = check_time_units(time_units)
     ts = jnp.asarray(ts, dtype=float)
     if ts.ndim != 1 or ts.shape[0] < 2:

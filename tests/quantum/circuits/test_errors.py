@@ -71,6 +71,8 @@ def test_bad_hamiltonian_and_measurement_arguments():
         qc.sample(None, np.array([1.0, 0.0]), 0)
     with pytest.raises(ValueError, match=r"key must be a jax\.random key when shots > 0"):
         qc.measure(np.array([1.0, 0.0]), shots=10)
+    with pytest.raises(TypeError, match=r"key must be one JAX random key, made by jax\.random\.key.*; got int 3"):
+        qc.measure(np.array([1.0, 0.0]), shots=10, key=3)
     with pytest.raises(ValueError, match=r"state must be a state vector \(2ⁿ,\) or a density matrix"):
         qc.probabilities(np.ones(3))
 

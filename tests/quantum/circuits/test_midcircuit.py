@@ -237,7 +237,7 @@ def test_shots_must_be_a_positive_integer(shots):
 
 @pytest.mark.parametrize("key", [0, None, np.zeros(2, dtype=np.uint32), jnp.zeros(3, dtype=jnp.uint32)])
 def test_key_must_be_a_jax_key(key):
-    with pytest.raises(ValueError, match=r"key must be one jax\.random key"):
+    with pytest.raises(TypeError, match=r"key must be one JAX random key, made by jax\.random\.key\(seed\)"):
         teleportation().sample_branches(10, key=key)
 
 

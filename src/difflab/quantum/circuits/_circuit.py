@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from ...core.internal import check_key
 from .._complex import as_complex
 from ._apply import as_wires, is_concrete
 from ._branching import Branches, run_branches
@@ -29,7 +30,7 @@ from ._gates import AbstractGate
 from ._measure import check_shots
 from ._midcircuit import Bit, is_midcircuit, register
 from ._qasm_gates import to_qasm
-from ._sampled import ShotRecord, check_key, sample_shots
+from ._sampled import ShotRecord, sample_shots
 from ._schedule import run
 
 #: Tolerance on the norm / trace of a user initial state.

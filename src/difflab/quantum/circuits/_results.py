@@ -12,6 +12,7 @@ import numpy as np
 import xarray as xr
 from jaxtyping import Array, ArrayLike
 
+from ...core.internal import check_key
 from ._channels import ReadoutError
 from ._matrix_observables import AbstractMatrixObservable
 from ._measure import _n_wires, probabilities, sample
@@ -60,6 +61,7 @@ def measure(
     if shots:
         if key is None:
             raise ValueError("key must be a jax.random key when shots > 0; got None")
+        check_key(key)
         draws = np.asarray(sample(key, state, shots, readout=readout))
         index = draws @ (2 ** np.arange(n - 1, -1, -1))
         ds["shots"] = xr.DataArray(draws, dims=("shot", "wire"), attrs={"long_name": "measured bits"})

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array
 
+from ...core.internal import check_key
 from ._matrix_observables import AbstractMatrixObservable
 from ._measure import check_shots
 from ._midcircuit import Bit, Conditional, Measure
@@ -73,18 +74,6 @@ class ShotRecord:
         per_shot = np.asarray(jax.vmap(lambda psi: expectation(observable, psi))(self.states), dtype=float)
         se = per_shot.std(ddof=1) / np.sqrt(self.shots) if self.shots > 1 else np.nan
         return SampledEstimate(float(per_shot.mean()), float(se), self.shots)
-
-
-def check_key(key) -> None:
-    """Raise `ValueError` unless `key` is a JAX PRNG key (typed, or the legacy uint32 pair)."""
-    if isinstance(key, jax.Array) and not isinstance(key, jax.core.Tracer):
-        if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) and key.shape == ():
-            return
-        if key.dtype == jnp.uint32 and key.shape == (2,):
-            return
-    elif isinstance(key, jax.core.Tracer):
-        return  # under a user's transformation: its shape and dtype fail loudly when used
-    raise ValueError(f"key must be one jax.random key (jax.random.key(0) or jax.random.PRNGKey(0)); got {key!r}")
 
 
 def _measure(op: Measure, psi: Array, n: int, key: Array) -> tuple[Array, Array]:

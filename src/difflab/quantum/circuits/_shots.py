@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
+from ...core.internal import check_key
 from ._channels import ReadoutError
 from ._circuit import Circuit
 from ._gates import AbstractGate, Unitary
@@ -103,8 +104,7 @@ def estimate_expectation(
     """
     if isinstance(shots, bool) or not isinstance(shots, int | np.integer) or shots < 2:
         raise ValueError(f"shots must be an integer >= 2 (a standard error needs two shots); got {shots!r}")
-    if key is None:
-        raise ValueError("key must be a jax.random key; got None")
+    check_key(key)
     n = _n_wires(state)
     state = jnp.asarray(state)
     bits = (np.arange(2**n)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
