@@ -114,7 +114,7 @@ def _wigner(rho: Array, xvec: Array, yvec: Array, g: Array) -> Array:
     # row m of `upper` holds ρ_{m, m+d} for d = 0 … N-1 (zero past the edge), doubled for d > 0 (ρ_{m+d, m} = conj)
     cols = np.arange(n)[:, None] + np.arange(n)[None, :]
     weight = as_complex(np.where(np.arange(n) == 0, 1.0, 2.0), like=rho)
-    upper = jnp.where(cols < n, rho[np.arange(n)[:, None], np.minimum(cols, n - 1)], 0.0) * weight
+    upper = jnp.where(cols < n, rho[np.arange(n)[:, None], np.minimum(cols, n - 1)], 0.0) * weight[None, :]
 
     def step(carry, m):
         previous, current = carry
