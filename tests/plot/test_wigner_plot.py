@@ -12,7 +12,7 @@ from ._render import render
 
 def test_wigner_image_is_the_exact_fock_wigner_function():
     x, y = np.linspace(-3.0, 3.0, 25), np.linspace(-2.0, 2.0, 17)
-    ax = plot.wigner(q.fock(6, 1), x, y)
+    ax = plot.wigner(q.wigner(q.fock(6, 1), x, y), x, y)
     render(ax.figure)
     mesh = ax.collections[0]
     xx, yy = np.meshgrid(x, y)
@@ -25,11 +25,15 @@ def test_wigner_image_is_the_exact_fock_wigner_function():
     assert len(ax.figure.axes) == 2  # the colour bar
 
 
-def test_wigner_default_grid_and_bad_input():
-    ax = plot.wigner(q.fock_dm(3, 0), colorbar=False)
-    assert np.asarray(ax.collections[0].get_array()).size == 101 * 101
-    assert len(ax.figure.axes) == 1
-    with pytest.raises(ValueError, match=r"wigner: state must be a ket \(N,\)"):
-        plot.wigner(np.zeros((2, 3)))
+def test_wigner_bad_input_is_named():
+    x = np.linspace(-1.0, 1.0, 5)
+    ax = plot.wigner(np.zeros((5, 5)), x, x, colorbar=False)
+    assert len(ax.figure.axes) == 1 and ax.collections[0].norm.vmax == 1.0  # all zero: limits ±1
+    with pytest.raises(ValueError, match=r"values must be a real Wigner function of shape .* = \(3, 5\)"):
+        plot.wigner(np.zeros((5, 3)), x, x[:3])
+    with pytest.raises(ValueError, match=r"values must be finite; found 1 NaN/inf"):
+        plot.wigner(np.diag([np.nan, 0, 0, 0, 0]), x, x)
+    with pytest.raises(ValueError, match=r"xvec and yvec must be 1-D"):
+        plot.wigner(np.zeros((5, 5)), x[:, None], x)
     with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
-        plot.wigner(q.fock(3, 0), ax="axes")
+        plot.wigner(np.zeros((5, 5)), x, x, ax="axes")

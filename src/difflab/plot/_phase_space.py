@@ -1,13 +1,12 @@
 r"""A single mode's Wigner function as an image over phase space, on a diverging colour map centred at zero.
 
-The values are [`difflab.quantum.wigner`][difflab.quantum.wigner]'s: $\alpha = g\,(x + iy)/2$ (QuTiP's
-coordinates), normalised to $\iint W\,dx\,dy = 1$. Red is positive, blue negative, white zero, with the colour
-limits at $\pm\max|W|$ so that the negative regions of a non-classical state stand out at their true weight.
+The values come from [`difflab.quantum.wigner`][difflab.quantum.wigner] (or QuTiP's `wigner`, the same array):
+`W[j, k]` at `(xvec[k], yvec[j])`, $\alpha = g\,(x + iy)/2$. Red is positive, blue negative, white zero, with the
+colour limits at $\pm\max|W|$ so that the negative regions of a non-classical state stand out at their true weight.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -15,48 +14,49 @@ from jaxtyping import ArrayLike
 
 from ._matplotlib import axes_for
 
-#: Default grid: x and y in [-5, 5] (|α| ≤ 3.5 at g = √2, room for about 10 photons), 101 points each.
-DEFAULT_GRID = np.linspace(-5.0, 5.0, 101)
-
 
 def wigner(
-    state: ArrayLike,
-    xvec: ArrayLike | None = None,
-    yvec: ArrayLike | None = None,
+    values: ArrayLike,
+    xvec: ArrayLike,
+    yvec: ArrayLike,
     *,
-    g: float = math.sqrt(2.0),
     ax: Any = None,
     cmap: str = "RdBu_r",
     colorbar: bool = True,
 ) -> Any:
-    r"""Plot the Wigner function of `state` as an image, the colour scale symmetric about zero.
+    r"""Plot a Wigner function as an image, the colour scale symmetric about zero.
+
+    `plot.wigner(q.wigner(state, x, y), x, y)` draws a state's.
 
     Args:
-        state: a ket (N,) or (N, 1) or a density matrix (N, N) in the Fock basis, e.g.
-            `result.states[-1]` of a solve with `save_states=True`, or a QuTiP `Qobj`.
-        xvec: 1-D $x$ coordinates (dimensionless); default 101 points in [-5, 5].
-        yvec: 1-D $y$ coordinates; default `xvec`.
-        g: coordinate scale, $\alpha = g\,(x + iy)/2$ (default $\sqrt 2$, QuTiP's).
+        values: $W$ of shape (len(yvec), len(xvec)), as `difflab.quantum.wigner(state, xvec, yvec)` returns it.
+        xvec: the 1-D $x$ coordinates of the columns (dimensionless).
+        yvec: the 1-D $y$ coordinates of the rows.
         ax: a matplotlib `Axes` to draw into; default a new figure.
         cmap: a diverging matplotlib colour map name.
         colorbar: add a colour bar labelled `W (1)` beside `ax`.
 
     Returns:
-        The `Axes`; its first collection is the `pcolormesh` whose array is $W$ (len(yvec), len(xvec)), with colour
-        limits $\pm\max|W|$.
+        The `Axes`; its first collection is the `pcolormesh` whose array is `values`, with colour limits
+        $\pm\max|W|$.
 
     Raises:
-        ValueError: the checks of [`difflab.quantum.wigner`][difflab.quantum.wigner] (state, grid, `g`).
+        ValueError: `xvec` or `yvec` is not 1-D, `values` is not (len(yvec), len(xvec)), or not finite.
         TypeError: `ax` is not a matplotlib `Axes`.
     """
-    from ..quantum import wigner as wigner_function  # the plot package does not import JAX models until used
-
-    xs = DEFAULT_GRID if xvec is None else xvec
-    ys = xs if yvec is None else yvec
-    values = np.asarray(wigner_function(state, xs, ys, g=g))
+    xs, ys = (np.asarray(v, dtype=float) for v in (xvec, yvec))
+    if xs.ndim != 1 or ys.ndim != 1:
+        raise ValueError(f"xvec and yvec must be 1-D coordinates; got shapes {xs.shape} and {ys.shape}")
+    w = np.asarray(values)
+    if w.shape != (ys.size, xs.size) or np.iscomplexobj(w):
+        raise ValueError(f"values must be a real Wigner function of shape (len(yvec), len(xvec)) = "
+                         f"{(ys.size, xs.size)}, as difflab.quantum.wigner(state, xvec, yvec) returns; got "
+                         f"{w.dtype} of shape {w.shape}")  # fmt: skip
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"values must be finite; found {int((~np.isfinite(w)).sum())} NaN/inf")
     ax = axes_for(ax, (5.5, 4.5))
-    limit = float(np.abs(values).max()) or 1.0
-    mesh = ax.pcolormesh(np.asarray(xs), np.asarray(ys), values, shading="nearest", cmap=cmap, vmin=-limit, vmax=limit)
+    limit = float(np.abs(w).max()) or 1.0
+    mesh = ax.pcolormesh(xs, ys, w, shading="nearest", cmap=cmap, vmin=-limit, vmax=limit)
     ax.set_xlabel("x (1)")
     ax.set_ylabel("y (1)")
     ax.set_aspect("equal")
