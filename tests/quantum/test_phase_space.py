@@ -12,8 +12,9 @@ written for g = √2 (so |α|² = r²/2, r² = x² + y²) unless stated:
 - thermal of mean photon number n̄: W = e^{−r²/(2n̄+1)} / (π (2n̄+1)).
 
 Tolerances: 1e-12 max abs against the closed forms (values ≤ 1/π; round-off ~1e-15; the states are truncated
-where that changes W by < 1e-15: the cats need N = 40, at N = 30 their far tails differ by 1e-12), 1e-9 for Fock
-N = 60 (scipy's Laguerre values at degree 59), 1e-12 against QuTiP (measured 2e-16), normalisation on a grid 1e-9.
+where that changes W by < 1e-15: the cats and coherent states need N = 40, at N = 30 their far tails differ by
+1e-12 and 1e-13), 1e-9 for Fock N = 60 (scipy's Laguerre values at degree 59), 1e-12 against QuTiP (measured
+2e-16), normalisation on a grid 1e-9.
 """
 
 import math
@@ -70,10 +71,10 @@ def test_fock_60_levels_stays_finite_and_exact():
 
 def test_coherent_state_is_a_shifted_gaussian():
     beta = 1.2 - 0.7j
-    W = np.asarray(q.wigner(q.coherent(30, beta), X, X))
+    W = np.asarray(q.wigner(q.coherent(40, beta), X, X))
     assert np.abs(W - np.exp(-2 * abs(ALPHA - beta) ** 2) / np.pi).max() <= EXACT
     # g = 2: α = x + iy and W = g²/(2π) e^{−2|α−β|²}
-    W2 = np.asarray(q.wigner(q.coherent(30, beta), X, X, g=2.0))
+    W2 = np.asarray(q.wigner(q.coherent(40, beta), X, X, g=2.0))
     assert np.abs(W2 - 2 / np.pi * np.exp(-2 * abs(XX + 1j * YY - beta) ** 2)).max() <= EXACT
 
 
@@ -105,9 +106,9 @@ def test_thermal_state_is_a_wider_gaussian():
 
 def test_husimi_q_of_a_coherent_state():
     beta = -0.8 + 1.1j
-    Q = np.asarray(q.qfunc(q.coherent(30, beta), X, X))
+    Q = np.asarray(q.qfunc(q.coherent(40, beta), X, X))
     assert np.abs(Q - np.exp(-(abs(ALPHA - beta) ** 2)) / (2 * np.pi)).max() <= EXACT
-    Q1 = np.asarray(q.qfunc(q.ket2dm(q.coherent(30, beta)), X, X, g=1.0))
+    Q1 = np.asarray(q.qfunc(q.ket2dm(q.coherent(40, beta)), X, X, g=1.0))
     assert np.abs(Q1 - np.exp(-(abs(0.5 * (XX + 1j * YY) - beta) ** 2)) / (4 * np.pi)).max() <= EXACT
 
 

@@ -46,7 +46,8 @@ from ._complex import as_complex, complex_dtype
 from ._operator import check_numeric
 from ._qutip import from_qutip, is_qobj
 
-#: Largest |trace − 1| (norm² − 1 for a ket) accepted: a state saved by a solver at rtol 1e-8 drifts ~1e-9.
+#: Largest |trace − 1| (|norm² − 1| for a ket) accepted: above a solver's drift at usual tolerances, far below a
+#: state that was never normalised.
 TRACE_ATOL = 1e-6
 #: Largest max|ρ − ρ†| accepted, relative to max|ρ| (the Wigner function of a non-Hermitian matrix is not real).
 HERMITIAN_RTOL = 1e-8
@@ -78,14 +79,15 @@ def wigner(
         ValueError: a state of another shape, not finite, non-Hermitian or of trace (norm) far from 1; `xvec` or
             `yvec` not 1-D or not finite; `g` not positive. Traced inputs (under `jit`, `vmap`, `grad`) are checked
             for shape only.
+        TypeError: `state`, `xvec`, `yvec` or `g` is not numeric.
 
     Example:
         >>> import difflab.quantum as q, numpy as np
         >>> x = np.linspace(-3, 3, 61)
         >>> W = q.wigner(q.fock(10, 1), x, x)   # negative at the origin: W(0) = -1/π
     """
-    rho, xs, ys, g = _checked("wigner", state, xvec, yvec, g)
-    return _wigner(rho, xs, ys, g)
+    rho, xs, ys, scale = _checked("wigner", state, xvec, yvec, g)
+    return _wigner(rho, xs, ys, scale)
 
 
 def qfunc(
@@ -100,8 +102,8 @@ def qfunc(
     Arguments, shape, orientation and errors as [`wigner`][difflab.quantum.wigner]; $Q \ge 0$ and
     $\iint Q\,dx\,dy = 1$. A coherent state $|\beta\rangle$ gives $Q = \frac{g^2}{4\pi} e^{-|\alpha - \beta|^2}$.
     """
-    rho, xs, ys, g = _checked("qfunc", state, xvec, yvec, g)
-    return _qfunc(rho, xs, ys, g)
+    rho, xs, ys, scale = _checked("qfunc", state, xvec, yvec, g)
+    return _qfunc(rho, xs, ys, scale)
 
 
 @jax.jit
@@ -114,7 +116,7 @@ def _wigner(rho: Array, xvec: Array, yvec: Array, g: Array) -> Array:
     safe = jnp.where(positive, root, 1.0)
     unit = (jnp.where(positive, 2.0 * x / safe, 1.0), jnp.where(positive, 2.0 * y / safe, 0.0))  # cos θ, sin θ
     m, d, coefficients = _triangle(n, t.dtype)
-    # ρ_{m, m+d}, doubled for d > 0 (the term of ρ_{m+d, m} = conj(ρ_{m, m+d}) is its complex conjugate)
+    # ρ_{m, m+d}, doubled for d > 0: the term of ρ_{m+d, m} = conj(ρ_{m, m+d}) is the conjugate, the real part the same
     entries = rho[m, m + d] * as_complex(np.where(d == 0, 1.0, 2.0), like=rho)
 
     def diagonal(state, k):
