@@ -27,6 +27,8 @@ from ._operator import Operator as Operator
 from ._operator import as_operator as as_operator
 from ._operator import dense as dense
 from ._operator import dia as dia
+from ._phase_space import qfunc as qfunc
+from ._phase_space import wigner as wigner
 from ._piecewise_controls import PiecewiseControls as PiecewiseControls
 from ._piecewise_controls import piecewise_propagator as piecewise_propagator
 from ._propagator import PropagatorResult as PropagatorResult
