@@ -16,6 +16,8 @@ from ._axon import replace_axon as replace_axon
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
 from ._cell import Cell as Cell
 from ._cell import Region as Region
+from ._cell_network import CellNetwork as CellNetwork
+from ._cell_network_solver import CellNetworkRushLarsenCN as CellNetworkRushLarsenCN
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
 from ._channels import PotassiumChannel as PotassiumChannel
@@ -32,6 +34,7 @@ from ._features import spike_count as spike_count
 from ._features import spike_times as spike_times
 from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
+from ._gap_junctions import GapJunctions as GapJunctions
 from ._hodgkin_huxley import HodgkinHuxley as HodgkinHuxley
 from ._l5pc import l5pc as l5pc
 from ._morphology import Morphology as Morphology

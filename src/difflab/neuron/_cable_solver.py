@@ -89,10 +89,15 @@ def hines_solve(morph, diag, upper, lower, rhs):
     return morph.tree.solve(diag, upper, lower, rhs)
 
 
-def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
+def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None, extra=None):
     r"""One step; returns `(y1, error estimate, dense info, axial term at the end)`. See the module docstring.
 
     `axial0` is $s\,(A V_0)$ on the compartments (µA/cm²), as the previous step returned it; `None` computes it.
+    `extra` adds conductances from outside the cell (a network's synapses and gap junctions), each `(G, GE)` per
+    compartment (mS/cm², µA/cm²): `(start, mean, end)`, the values at $t_0$, their mean over the step (taken in
+    place of the channels' Simpson average, so exact for a synaptic conductance that jumps inside the step) and
+    at $t_1$. `mean` may be a function of the predicted midpoint potential and `end` of the solved one (a
+    voltage-dependent block); `None` adds nothing.
     """
     morph = model.morphology
     S = morph.n_segments
@@ -106,7 +111,9 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     if axial0 is None:
         axial0 = axial_term(model, V0, g)
     G0, GE0 = _conductances(model, channels, mechanisms, y0)
-    f0 = (I + GE0 - G0 * V0 - axial0) / cm
+    start, mean, end = extra if extra is not None else (None, None, None)
+    G_in, GE_in = (G0, GE0) if start is None else (G0 + start[0], GE0 + start[1])  # with the outside ones
+    f0 = (I + GE_in - G_in * V0 - axial0) / cm
     # 1. predictor
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
@@ -127,6 +134,9 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     G1, GE1 = _conductances(model, channels, mechanisms, y1)
     Gh, GEh = _conductances(model, channels, mechanisms, y_half)
     G, GE = (G0 + 4 * Gh + G1) / 6, (GE0 + 4 * GEh + GE1) / 6
+    if mean is not None:  # the outside conductances enter with their exact mean, not Simpson's rule
+        G_out, GE_out = mean(V_mid) if callable(mean) else mean
+        G, GE = G + G_out, GE + GE_out
     # forward-mode sensitivities: XLA would recompute the tangents of G and GE in each of their consumers
     G, GE = materialise_tangent((G, GE), (G0, GE0), h)
     # 3. voltage: δ = V1 − V0 on compartments, balance at the end of the step on zero-area nodes
@@ -141,6 +151,9 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     axial1 = axial0 + 2 * (rhs - membrane * delta)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
     err["V"] = V1 - (V0 + h * (f0 + curv * h))
+    if end is not None:
+        G_out, GE_out = end(V1) if callable(end) else end
+        G1, GE1 = G1 + G_out, GE1 + GE_out
     f1 = (I + GE1 - G1 * V1 - axial1) / cm
     return y1, err, (y0, y1, h * f0, h * f1), axial1
 
