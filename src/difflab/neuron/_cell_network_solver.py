@@ -4,14 +4,13 @@ From $t_0$ to $t_1 = t_0 + h$:
 
 1. **Synapses** over $[t_0, t_1)$, exactly (`AbstractSynapticNetwork.advance_synapses`): their conductances at
    $t_0$, their mean over the step and at $t_1$, with the spikes that arrive inside it at their exact times.
-2. **Gap junctions** take each partner's potential extrapolated linearly from its last two values,
-   $\tilde V(t_0 + \theta h) = V_0 + \theta h\,(V_0 - V_{\text{prev}})/h_{\text{prev}}$ (constant on the first
-   step and after a jump), at $\theta = 0, \tfrac12, 1$; NMDA's magnesium block takes the same extrapolated
-   potential of its compartment at the midpoint. Both are then second order, and every population's step stays
-   independent of the others'.
-3. **Every population's cable step** (`cable_step`, the Hines solve batched over its cells), with these
-   conductances (and the injected currents, at the midpoint) added: their values at $t_0$ in the predictor,
-   their exact mean in the Crank–Nicolson update, their values at $t_1$ in the dense output.
+2. **Every population's predictor** (`cable_predict`, the Hines-ordered arrays batched over its cells), with the
+   synapses' and gap junctions' conductances at $t_0$: the midpoint potentials $\hat V$ of all compartments.
+3. **Every population's corrector** (`cable_correct`: gates, then the Crank–Nicolson update solved on each tree)
+   with the synapses' exact mean over the step in place of Simpson's rule. NMDA's block takes its compartment's
+   $\hat V$, and a gap junction its partner's $\hat V$ (each side implicit in its own potential, see
+   `GapJunctions`), so that every population's tree is solved on its own and the step stays second order. The
+   dense output's end slope takes the outside conductances at the predicted end potential.
 4. **Spikes**: upward crossings of the threshold at every cell's detection compartment, timed by linear
    interpolation.
 
@@ -27,8 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._cable_solver import _REFRESH_STEPS, axial_term, cable_step
-from ._solver import AbstractVoltageStepSolver, _safe_div
+from ._cable_solver import _REFRESH_STEPS, axial_term, cable_correct, cable_predict
+from ._solver import AbstractVoltageStepSolver
 from ._synaptic_network import record_crossings, refuse_lost_spikes, refuse_short_delays
 
 
@@ -43,38 +42,60 @@ def cell_network_step(net, protocol, t0, h, y0, V_prev, h_prev, axial0):
         )
     else:
         g0 = g_mean = g_end = synapses1 = plastic1 = None
-    # 2. the partners' potentials (gap junctions, NMDA blocks) at θ = 0, 1/2, 1, extrapolated
-    slope = _safe_div(V0 - V_prev, h_prev, h_prev > 0)
     I = net.stimulus(protocol, t0 + h / 2, V0)
-    outside = []
-    for g, V in ((g0, V0), (g_mean, V0 + (h / 2) * slope), (g_end, V0 + h * slope)):
+    offsets = net.offsets()
+    populations = range(len(net.cells))
+
+    def mine(x, p):  # population p's part of a flat array, (cells, compartments)
+        lo, hi = offsets[p : p + 2]
+        return x[..., lo:hi].reshape(*x.shape[:-1], net.counts[p], net.cells[p].morphology.n_segments)
+
+    def flat(parts):
+        parts = [x.reshape(*x.shape[:-2], -1) for x in parts]
+        return jnp.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]
+
+    def outside(g, V):  # synapses (blocks at V), gap junctions (partners at V) and the injected current
         G, GE = net.to_compartments(g, V, V0)
         Gg, GEg = net.gap_conductance(V, V0)
-        outside.append((G + Gg, GE + GEg + I))
-    # 3. every population's cable step
-    parts, errs, k0s, k1s, axial1 = [], [], [], [], []
-    offsets = net.offsets()
-    for p, cell in enumerate(net.cells):
-        lo, hi = offsets[p : p + 2]
-        shape = (net.counts[p], cell.morphology.n_segments)
+        return G + Gg, GE + GEg + I
 
-        def mine(x, lo=lo, hi=hi, shape=shape):
-            return x[..., lo:hi].reshape(*x.shape[:-1], *shape)
-
-        extra = tuple((mine(G), mine(GE)) for G, GE in outside)
-        with shared_parameters():
-            y1p, errp, (_, _, k0, k1), ax1 = cable_step(
-                cell, None, t0, h, net.population_state(p, y0), mine(V_prev), h_prev, axial0[p], extra
+    # 2. every population's predictor, with the outside conductances at t0
+    start = outside(g0, V0)
+    with shared_parameters():
+        preds = [
+            cable_predict(
+                net.cells[p],
+                None,
+                t0,
+                h,
+                net.population_state(p, y0),
+                mine(V_prev, p),
+                h_prev,
+                axial0[p],
+                (mine(start[0], p), mine(start[1], p)),
             )
-        parts.append(y1p)
-        errs.append(errp)
-        k0s.append(k0.reshape(*k0.shape[:-2], -1))
-        k1s.append(k1.reshape(*k1.shape[:-2], -1))
-        axial1.append(ax1)
+            for p in populations
+        ]
+    # 3. every population's corrector, with the outside conductances' mean (blocks and partners at the predicted
+    # midpoint) and their end values (at the predicted end, for the dense output)
+    V_mid = flat([pred.V_mid for pred in preds])
+    V_end = flat([pred.V0 + h * (pred.f0 + pred.curv * h) for pred in preds])
+    mean, end = outside(g_mean, V_mid), outside(g_end, V_end)
+    parts, errs, k0s, k1s, axial1 = [], [], [], [], []
+    with shared_parameters():
+        for p in populations:
+            y1p, errp, (_, _, k0, k1), ax1 = cable_correct(
+                net.cells[p], t0, h, net.population_state(p, y0), preds[p],
+                (mine(mean[0], p), mine(mean[1], p)), (mine(end[0], p), mine(end[1], p)),
+            )  # fmt: skip
+            parts.append(y1p)
+            errs.append(errp)
+            k0s.append(k0)
+            k1s.append(k1)
+            axial1.append(ax1)
     cells0 = net.cell_states(y0)
     y1 = net.flatten(parts, cells0)
     err = net.flatten(errs, {k: jnp.zeros_like(v) for k, v in cells0.items()})
-    k0, k1 = (jnp.concatenate(k, axis=-1) if len(k) > 1 else k[0] for k in (k0s, k1s))
     # 4. spikes at the detection sites
     sites = np.asarray(net.sites, dtype=int)
     y1["spikes"], crossed = record_crossings(y0["spikes"], V0[..., sites], y1["V"][..., sites], net.threshold, t0, h)
@@ -84,18 +105,21 @@ def cell_network_step(net, protocol, t0, h, y0, V_prev, h_prev, axial0):
     for key in ("spikes", "synapses", "plasticity"):
         if key in y1:
             err[key] = jnp.zeros_like(y1[key])
-    return y1, err, (y0, y1, k0, k1), crossed, tuple(axial1)
+    return y1, err, (y0, y1, flat(k0s), flat(k1s)), crossed, tuple(axial1)
 
 
 def axial_terms(net, y) -> tuple:
-    """Every population's axial term $s\\,(A V)$ (µA/cm², ``(cells, compartments)``) in the flat state ``y``."""
+    r"""Every population's axial term $s\,(A V)$ (µA/cm², ``(cells, compartments)``) in the flat state ``y``."""
     with shared_parameters():
         return tuple(axial_term(c, net.population_state(p, y)["V"]) for p, c in enumerate(net.cells))
 
 
 def shared_parameters():
-    """Allow rank promotion: a population's shared parameters (``(compartments,)``) meet its cells' states
-    (``(cells, compartments)``) by broadcasting, deliberately (JAX may be set to refuse implicit promotion)."""
+    """Rank promotion allowed: a population's shared parameters meet its cells' states by broadcasting.
+
+    Parameters of shape ``(compartments,)`` meet states of shape ``(cells, compartments)`` deliberately (JAX may be
+    set to refuse implicit promotion).
+    """
     return jax.numpy_rank_promotion("allow")
 
 

@@ -10,10 +10,12 @@ $V_b$ as its reversal (and the same at $b$). NEURON writes it as a pair of point
 ``POINTER`` to the other side's ``v`` (``datasets/neuron/mod/gap.mod``).
 
 **In the step.** Each cell's tree is solved on its own, so a junction is implicit in its own side's potential
-(part of the Crank–Nicolson membrane term) and takes the partner's potential extrapolated from its last two
-values to the step's midpoint (its mean over the step to second order). That splitting is stable while
-$10^5 g_j h / (A\,c_m) \le 1$ on both sides; the network's default step keeps it so, and a step that breaks it
-is refused by name.
+(part of the Crank–Nicolson membrane term) and takes the partner's predicted midpoint potential (the step's
+predictor, second order) as its reversal. That splitting is stable while $10^5 g_j h / (A\,c_m) \le 1$ on both
+sides; the network's default step keeps it so, and a longer step is refused by name. Against the closed form of two
+passive compartments its error is that of Crank–Nicolson on the pair's difference mode (relaxing at
+$(g_L + 2\cdot 10^5 g/A)/c_m$): 2e-4 mV at 0.025 ms for 0.16 mS/cm² of junction, falling 4× per halving
+(`tests/neuron/test_cell_network.py`).
 """
 
 from __future__ import annotations
