@@ -8,6 +8,7 @@ import warnings
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
 from . import _presets
 from . import _validation as _validation
+from . import _validation_cell_network as _validation_cell_network
 from . import _validation_l5pc as _validation_l5pc
 from . import channels as channels
 from ._asc import read_asc as read_asc
