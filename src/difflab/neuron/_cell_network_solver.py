@@ -11,8 +11,9 @@ From $t_0$ to $t_1 = t_0 + h$:
    $\hat V$, and a gap junction its partner's $\hat V$ (each side implicit in its own potential, see
    `GapJunctions`), so that every population's tree is solved on its own and the step stays second order. The
    dense output's end slope takes the outside conductances at the predicted end potential.
-4. **Spikes**: upward crossings of the threshold at every cell's detection compartment, timed by linear
-   interpolation.
+4. **Spikes**: upward crossings of the threshold at every cell's detection compartment, timed on the step's
+   cubic Hermite potential (`hermite_crossing`; linear interpolation was 0.055 ms off NEURON after 200 ms of the
+   four-cell reference network, its errors adding up along the synaptic chain).
 
 A synaptic delay must be at least one step and a junction's splitting stable (`GapJunctions`); both are checked
 when the solve starts, and a spike that would leave a full buffer before arriving stops the solve by name.
@@ -98,14 +99,17 @@ def cell_network_step(net, protocol, t0, h, y0, V_prev, h_prev, axial0):
     err = net.flatten(errs, {k: jnp.zeros_like(v) for k, v in cells0.items()})
     # 4. spikes at the detection sites
     sites = np.asarray(net.sites, dtype=int)
-    y1["spikes"], crossed = record_crossings(y0["spikes"], V0[..., sites], y1["V"][..., sites], net.threshold, t0, h)
+    k0, k1 = flat(k0s), flat(k1s)
+    y1["spikes"], crossed = record_crossings(
+        y0["spikes"], V0[..., sites], y1["V"][..., sites], net.threshold, t0, h, (k0[..., sites], k1[..., sites])
+    )
     y1["synapses"] = y0["synapses"] if synapses1 is None else synapses1
     if plastic1 is not None:
         y1["plasticity"] = plastic1
     for key in ("spikes", "synapses", "plasticity"):
         if key in y1:
             err[key] = jnp.zeros_like(y1[key])
-    return y1, err, (y0, y1, flat(k0s), flat(k1s)), crossed, tuple(axial1)
+    return y1, err, (y0, y1, k0, k1), crossed, tuple(axial1)
 
 
 def axial_terms(net, y) -> tuple:

@@ -12,8 +12,8 @@ The dataset describes the whole network, so that the case file only names it and
 - `V` on `(time, location)` with locations `"cell<i>.<section>(x)"`, and `spike_times` on `(cell, spike)` at each
   cell's `soma(0.5)`.
 
-The case gives the clamps, `[stimuli."cell0.soma(0.5)"]` tables in nA. The network runs with its default solver and
-step on the reference's time grid. Metrics: `spike_count_error` (all cells), `spike_time_max_error` (worst paired
+The case gives the clamps, `[stimuli."cell0.soma(0.5)"]` tables in nA, and optionally `simulation.dt0` (ms). The
+network runs with its default solver, and its default step unless `dt0` is given, on the reference's time grid. Metrics: `spike_count_error` (all cells), `spike_time_max_error` (worst paired
 spike, ms), `v_rms_error` and `v_max_abs_error` (worst location, mV).
 """
 
@@ -92,7 +92,8 @@ def run_cell_network(case: CaseSpec) -> CaseOutcome:
     locations = [str(x) for x in ref["location"].values]
     ts = ref["time"].values
     observe, info = net.recorder(locations)
-    traj = simulate(net, IClamp(stimuli), ts, observe=observe, observe_info=info)
+    dt0 = case.get("simulation.dt0", float, default=None)
+    traj = simulate(net, IClamp(stimuli), ts, observe=observe, observe_info=info, dt0=dt0)
     V = {loc: np.asarray(traj[loc]) for loc in locations}
     V_ref = {loc: ref["V"].values[:, k] for k, loc in enumerate(locations)}
     n_model = n_ref = 0
@@ -139,6 +140,7 @@ CELL_NETWORK_SPIKES = Runner(
     run=run_cell_network,
     metrics=("spike_count_error", "spike_time_max_error", "v_rms_error", "v_max_abs_error"),
     required={"stimuli": dict},
+    optional={"simulation.dt0": float},
     check=check_cell_network,
 )
 
