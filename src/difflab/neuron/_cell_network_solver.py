@@ -12,8 +12,8 @@ From $t_0$ to $t_1 = t_0 + h$:
    `GapJunctions`), so that every population's tree is solved on its own and the step stays second order. The
    dense output's end slope takes the outside conductances at the predicted end potential.
 4. **Spikes**: upward crossings of the threshold at every cell's detection compartment, timed on the step's
-   cubic Hermite potential (`hermite_crossing`; linear interpolation was 0.055 ms off NEURON after 200 ms of the
-   four-cell reference network, its errors adding up along the synaptic chain).
+   cubic Hermite potential (`hermite_crossing`), whose error does not add up along chains of synapses as the
+   linear interpolation's would.
 
 A synaptic delay must be at least one step and a junction's splitting stable (`GapJunctions`); both are checked
 when the solve starts, and a spike that would leave a full buffer before arriving stops the solve by name.

@@ -190,9 +190,8 @@ def hermite_crossing(s: Array, V0: Array, V1: Array, k0: Array, k1: Array, thres
     r"""The crossing's place $s \in [0, 1]$ in the step on the cubic Hermite potential, by two Newton steps from ``s``.
 
     $p(s) = (2s^3 - 3s^2 + 1)V_0 + (s^3 - 2s^2 + s)k_0 + (3s^2 - 2s^3)V_1 + (s^3 - s^2)k_1$, with $k = h\,dV/dt$
-    at the ends. The linear interpolation's error in time is $h^2 V''/(8 V')$ at the crossing: on a spike's
-    upstroke at the default step about 1e-3 ms per detection, which a chain of synapses adds up (in the
-    four-cell network of `datasets/neuron/cell_network.nc`, 0.055 → 0.012 ms after 8 cycles over 200 ms).
+    at the ends. The linear interpolation's error in time is of order $h^2 V''/V'$ at the crossing, and a chain of
+    synapses adds it up cycle after cycle; the cubic's is of order $h^4$.
     """
     for _ in range(2):
         s2 = s * s

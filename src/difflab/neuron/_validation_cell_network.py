@@ -13,8 +13,9 @@ The dataset describes the whole network, so that the case file only names it and
   cell's `soma(0.5)`.
 
 The case gives the clamps, `[stimuli."cell0.soma(0.5)"]` tables in nA, and optionally `simulation.dt0` (ms). The
-network runs with its default solver, and its default step unless `dt0` is given, on the reference's time grid. Metrics: `spike_count_error` (all cells), `spike_time_max_error` (worst paired
-spike, ms), `v_rms_error` and `v_max_abs_error` (worst location, mV).
+network runs with its default solver, and its default step unless `dt0` is given, on the reference's time grid.
+Metrics: `spike_count_error` (all cells), `spike_time_max_error` (worst paired spike, ms), `v_rms_error` and
+`v_max_abs_error` (worst location, mV).
 """
 
 from __future__ import annotations
