@@ -39,12 +39,12 @@ def _is_shell_block(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave out shell blocks, and `long` blocks unless the marker expression names them."""
+    """Leave out shell blocks, and `long` blocks and tests (worked examples) unless the marker expression names them."""
     run_long = "long" in (config.option.markexpr or "")
     dropped = [
         item
         for item in items
-        if _is_docs_block(item) and (_is_shell_block(item) or (not run_long and item.get_closest_marker("long")))
+        if (_is_docs_block(item) and _is_shell_block(item)) or (not run_long and item.get_closest_marker("long"))
     ]
     if dropped:
         config.hook.pytest_deselected(items=dropped)

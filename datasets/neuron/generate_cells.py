@@ -34,8 +34,9 @@ BALL_AND_STICK = {
 }
 
 
-def run(sections, stimuli, record, tstop, spike_sites):
-    """Run with CVODE to ``tstop``; V at every location every DT_OUT ms and spike times at ``spike_sites``."""
+def run(sections, stimuli, record, tstop, spike_sites, tol=TOL):
+    """Run with CVODE (atol = rtol = ``tol``) to ``tstop``; V at every location every DT_OUT ms and spike times
+    at ``spike_sites``."""
     clamps = []
     for name, x, delay, dur, amp in stimuli:
         clamp = h.IClamp(sections[name](x))
@@ -51,8 +52,8 @@ def run(sections, stimuli, record, tstop, spike_sites):
         counters[site] = (nc, vec)
     cvode = h.CVode()
     cvode.active(1)
-    cvode.atol(TOL)
-    cvode.rtol(TOL)
+    cvode.atol(tol)
+    cvode.rtol(tol)
     h.celsius = 6.3
     h.finitialize(-65.0)
     times = np.round(np.arange(0.0, tstop + DT_OUT / 2, DT_OUT), 10)

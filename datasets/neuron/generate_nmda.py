@@ -32,9 +32,11 @@ NMDA = {
 }
 
 
-def compile_mechanism() -> None:
+def compile_mechanism(files=("nmda_exp2.mod",)) -> None:
+    """Compile ``files`` of `mod/` together with the venv's `nrnivmodl` in a temporary folder and load them."""
     build = Path(tempfile.mkdtemp())
-    shutil.copy(HERE / "mod" / "nmda_exp2.mod", build)
+    for file in files:
+        shutil.copy(HERE / "mod" / file, build)
     nrnivmodl = Path(sys.executable).parent / "nrnivmodl"  # the venv's own, beside its python
     subprocess.run([str(nrnivmodl)], cwd=build, check=True, capture_output=True)
     neuron.load_mechanisms(str(build))

@@ -63,3 +63,23 @@ def test_network_case_refuses_a_clamp_on_no_cell(tmp_path):
     (tmp_path / "bad.toml").write_text(text)
     with pytest.raises(difflab.validation.CaseError, match=r"field 'stimuli.x2': expected a cell index"):
         _runner.prepare_case(tmp_path / "bad.toml")
+
+
+def test_cell_network_case_matches_neuron():
+    """Four multi-compartment cells, dendritic Exp2Syn/ExpSyn/NMDA synapses and a gap junction, 200 ms: every spike
+    within the case's 0.05 ms and the potentials at every soma and dendritic site within 1 mV RMS of NEURON."""
+    spec, runner = _runner.prepare_case(difflab.validation.shipped_cases()["neuron_cell_network"])
+    result = _runner.run_case(spec, runner)
+    assert result.status == "passed", (result.error, result.outcome and result.outcome.metrics)
+    values = {m.name: m.value for m in result.outcome.metrics}
+    assert values["spike_count_error"] == 0
+    assert values["spike_time_max_error"] < 0.05
+    assert values["v_rms_error"] < 1.0
+    assert result.outcome.provenance["solver"] == "CellNetworkRushLarsenCN"
+
+
+def test_cell_network_case_refuses_a_clamp_without_a_cell(tmp_path):
+    text = difflab.validation.shipped_cases()["neuron_cell_network"].read_text()
+    (tmp_path / "bad.toml").write_text(text.replace('[stimuli."cell0.soma(0.5)"]', '[stimuli."soma(0.5)"]'))
+    with pytest.raises(difflab.validation.CaseError, match=r"field 'stimuli.soma\(0.5\)': expected a cell and a place"):
+        _runner.prepare_case(tmp_path / "bad.toml")

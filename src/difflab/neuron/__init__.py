@@ -8,6 +8,7 @@ import warnings
 # Validation runners join difflab.validation's registry (kinds "neuron.*").
 from . import _presets
 from . import _validation as _validation
+from . import _validation_cell_network as _validation_cell_network
 from . import _validation_l5pc as _validation_l5pc
 from . import channels as channels
 from ._asc import read_asc as read_asc
@@ -16,6 +17,8 @@ from ._axon import replace_axon as replace_axon
 from ._cable_solver import CableRushLarsenCN as CableRushLarsenCN
 from ._cell import Cell as Cell
 from ._cell import Region as Region
+from ._cell_network import CellNetwork as CellNetwork
+from ._cell_network_solver import CellNetworkRushLarsenCN as CellNetworkRushLarsenCN
 from ._channels import AbstractChannel as AbstractChannel
 from ._channels import LeakChannel as LeakChannel
 from ._channels import PotassiumChannel as PotassiumChannel
@@ -32,6 +35,7 @@ from ._features import spike_count as spike_count
 from ._features import spike_times as spike_times
 from ._fi import fi_curve as fi_curve
 from ._fi import rheobase as rheobase
+from ._gap_junctions import GapJunctions as GapJunctions
 from ._hodgkin_huxley import HodgkinHuxley as HodgkinHuxley
 from ._l5pc import l5pc as l5pc
 from ._morphology import Morphology as Morphology

@@ -50,9 +50,12 @@ References: Hines, Int. J. Biomed. Comput. 15:69 (1984); Rush & Larsen, IEEE Tra
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import diffrax
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array
 
 from ..solvers.internal import materialise, materialise_tangent
 from ._solver import (
@@ -89,30 +92,67 @@ def hines_solve(morph, diag, upper, lower, rhs):
     return morph.tree.solve(diag, upper, lower, rhs)
 
 
+class Prediction(NamedTuple):
+    """What a step's predictor leaves for its corrector (see `cable_predict`)."""
+
+    V0: Array
+    f0: Array  # dV/dt at t0 (mV/ms), outside currents included
+    curv: Array  # the curvature of V from the previous step (0 on the first step and after a jump)
+    V_mid: Array  # the predicted midpoint potential (mV)
+    I: Array  # the injected current density at the midpoint (µA/cm²)
+    G0: Array  # the channels' conductance at t0 (mS/cm²)
+    GE0: Array
+    axial0: Array
+    g: Array  # axial conductances (µS)
+    cm: Array
+
+
 def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     r"""One step; returns `(y1, error estimate, dense info, axial term at the end)`. See the module docstring.
 
     `axial0` is $s\,(A V_0)$ on the compartments (µA/cm²), as the previous step returned it; `None` computes it.
     """
-    morph = model.morphology
-    S = morph.n_segments
+    pred = cable_predict(model, protocol, t0, h, y0, V_prev, h_prev, axial0)
+    return cable_correct(model, t0, h, y0, pred)
+
+
+def cable_predict(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None, start=None) -> Prediction:
+    r"""The step's predictor: $f_0$, the curvature and the midpoint potential $\hat V$ (step 1 of the module).
+
+    `start` adds conductances from outside the cell at $t_0$ (a network's synapses and gap junctions): `(G, GE)`
+    per compartment (mS/cm², µA/cm²); `None` adds nothing.
+    """
     V0 = y0["V"]
-    s = jnp.asarray(_DENSITY / morph.area[:S], V0.dtype)
     g = model.axial_conductance()
-    cm = model.per_section("cm")[..., morph.seg_section]
-    channels, mechanisms = model.segment_channels(), model.concentration_mechanisms()
-    celsius = jnp.asarray(model.celsius)[..., None]
+    cm = model.per_section("cm")[..., model.morphology.seg_section]
     I = model.stimulus_density(protocol, t0 + h / 2, V0)
     if axial0 is None:
         axial0 = axial_term(model, V0, g)
-    G0, GE0 = _conductances(model, channels, mechanisms, y0)
-    f0 = (I + GE0 - G0 * V0 - axial0) / cm
-    # 1. predictor
+    G0, GE0 = _conductances(model, model.segment_channels(), model.concentration_mechanisms(), y0)
+    G_in, GE_in = (G0, GE0) if start is None else (G0 + start[0], GE0 + start[1])  # with the outside ones
+    f0 = (I + GE_in - G_in * V0 - axial0) / cm
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
     V_mid = V0 + (h / 2) * (f0 + curv * h)
     # written once, as in the point cell's step: otherwise XLA recomputes V_mid, and under forward-mode
     # differentiation its tangents, in each kernel of the rates and gates (V_mid = V0 when h = 0)
     V_mid = materialise(V_mid, V0, h)
+    return Prediction(V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm)
+
+
+def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
+    r"""The step's gates and Crank–Nicolson voltage update from its predictor (steps 2 and 3 of the module).
+
+    Returns `(y1, error estimate, dense info, axial term at the end)`. `mean` and `end` add conductances from
+    outside the cell, `(G, GE)` per compartment: their mean over the step (taken in place of the channels'
+    Simpson average, so exact for a synaptic conductance that jumps inside the step) and their values at $t_1$
+    (for the dense output); `None` adds nothing.
+    """
+    morph = model.morphology
+    S = morph.n_segments
+    V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm = pred
+    s = jnp.asarray(_DENSITY / morph.area[:S], V0.dtype)
+    channels, mechanisms = model.segment_channels(), model.concentration_mechanisms()
+    celsius = jnp.asarray(model.celsius)[..., None]
     # 2. gates (the concentrations that channels read predicted at the midpoint, as in the point cell's step)
     c_pred = predict_concentrations(model, mechanisms, V0, y0, h) if mechanisms else {}
     y1, y_half = {}, {}
@@ -127,6 +167,8 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     G1, GE1 = _conductances(model, channels, mechanisms, y1)
     Gh, GEh = _conductances(model, channels, mechanisms, y_half)
     G, GE = (G0 + 4 * Gh + G1) / 6, (GE0 + 4 * GEh + GE1) / 6
+    if mean is not None:  # the outside conductances enter with their exact mean, not Simpson's rule
+        G, GE = G + mean[0], GE + mean[1]
     # forward-mode sensitivities: XLA would recompute the tangents of G and GE in each of their consumers
     G, GE = materialise_tangent((G, GE), (G0, GE0), h)
     # 3. voltage: δ = V1 − V0 on compartments, balance at the end of the step on zero-area nodes
@@ -141,6 +183,8 @@ def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
     axial1 = axial0 + 2 * (rhs - membrane * delta)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
     err["V"] = V1 - (V0 + h * (f0 + curv * h))
+    if end is not None:
+        G1, GE1 = G1 + end[0], GE1 + end[1]
     f1 = (I + GE1 - G1 * V1 - axial1) / cm
     return y1, err, (y0, y1, h * f0, h * f1), axial1
 

@@ -32,7 +32,6 @@ beyond the work itself (see `NetworkRushLarsenCN`).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -43,18 +42,22 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core import AbstractModel, StateInfo
-from ..core.internal import is_concrete, raise_if_unphysical
+from ..core import StateInfo
+from ..core.internal import raise_if_unphysical
 from ._hodgkin_huxley import HodgkinHuxley
-from ._plasticity import TsodyksMarkram
-from ._solver import AbstractVoltageStepSolver, _safe_div, crank_nicolson_coefficient, rush_larsen_cn_step
-from ._synapses import AbstractSynapses, decay_factors, latest_arrival
+from ._solver import AbstractVoltageStepSolver, crank_nicolson_coefficient, rush_larsen_cn_step
+from ._synapses import AbstractSynapses
+from ._synaptic_network import (
+    AbstractSynapticNetwork,
+    record_crossings,
+    refuse_lost_spikes,
+    refuse_short_delays,
+)
 
 _DENSITY = 1e5
-_EMPTY = -1e4  # ms: a spike time so far in the past that no kernel reaches the present
 
 
-class Network(AbstractModel):
+class Network(AbstractSynapticNetwork):
     """``n_cells`` Hodgkin–Huxley point cells (parameters of shape ``(n_cells,)`` or shared scalars) and synapses.
 
     Args:
@@ -149,65 +152,15 @@ class Network(AbstractModel):
 
     def initial_state(self) -> dict[str, Array]:
         y = {k: jnp.broadcast_to(v, (self.n_cells,)) for k, v in self.cells.initial_state().items()}
-        y["spikes"] = jnp.full((self.n_cells, self.buffer), _EMPTY, y["V"].dtype)
-        y["synapses"] = self.pack_states([syn.initial_state().astype(y["V"].dtype) for syn in self.synapses])
-        if self.plastic():
-            y["plasticity"] = jnp.concatenate(
-                [TsodyksMarkram.initial_state(len(syn.pre), y["V"].dtype) for syn in self.synapses]
-            )
-        return y
-
-    def plastic(self) -> bool:
-        """Whether some population has short-term plasticity (then the state ``plasticity`` exists)."""
-        return any(syn.plasticity is not None for syn in self.synapses)
-
-    def voltage_dependent(self) -> bool:
-        """Whether some population's conductance depends on the postsynaptic potential (NMDA's block)."""
-        return any(syn.voltage_dependent for syn in self.synapses)
+        return {**y, **self.synapse_initial_state(y["V"].dtype)}
 
     def blocks(self, V: Array) -> Array:
         """Each synapse's conductance factor at the postsynaptic potentials ``V`` (``(..., n_cells)``, mV), packed."""
         return self.pack([syn.block(V[..., np.asarray(syn.post)]) for syn in self.synapses])
 
-    def longest_delays(self) -> Array:
-        """Each cell's longest outgoing delay (ms; 0 for a cell with no synapse), ``(..., n_cells)``."""
-        reach = jnp.zeros((self.n_cells,), self.area.dtype)
-        for syn in self.synapses:
-            delay = jnp.asarray(syn.delay)
-            cells = jnp.zeros((*delay.shape[:-1], self.n_cells), delay.dtype)
-            reach = jnp.maximum(reach, cells.at[..., np.asarray(syn.pre)].max(delay))
-        return reach
-
     def cell_state(self, y: dict[str, Array]) -> dict[str, Array]:
         """The cells' own states: ``V`` and the gates."""
         return {k: v for k, v in y.items() if k not in ("spikes", "synapses", "plasticity")}
-
-    def pack(self, values: Sequence[Array]) -> Array:
-        """One per-synapse array (``(..., synapses)`` each, one per population) as one, the populations in order."""
-        return _concatenate([jnp.asarray(v) for v in values], trailing=1)
-
-    def components(self) -> int:
-        """Numbers carried per synapse: 1 when every kernel is a pure exponential, else 2."""
-        return max(syn.components for syn in self.synapses)
-
-    def _rows(self) -> list[slice]:
-        """Each population's rows in the packed synapse arrays."""
-        bounds = np.cumsum([0] + [len(syn.pre) for syn in self.synapses])
-        return [slice(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
-
-    def pack_states(self, states: Sequence[Array]) -> Array:
-        """The populations' states (``(..., synapses, components)``) as the network's one ``synapses`` state.
-
-        A population with fewer components than the widest (an `ExpSynapses` among two-state kinds) fills the
-        first column and leaves zeros in the other.
-        """
-        width = self.components()
-        padded = [jnp.pad(s, [(0, 0)] * (s.ndim - 1) + [(0, width - s.shape[-1])]) for s in states]
-        return _concatenate(padded, trailing=2)
-
-    def unpack_states(self, state: Array) -> list[Array]:
-        """The network's ``synapses`` state as one state per population (the inverse of `pack_states`)."""
-        return [state[..., rows, : syn.components] for syn, rows in zip(self.synapses, self._rows(), strict=True)]
 
     def to_cells(self, quantities: Sequence[Array]) -> list[tuple[Array, Array]]:
         """Sum per-synapse conductances onto their cells: ``G`` (mS/cm²) and ``G·E`` (µA/cm²) per cell.
@@ -236,55 +189,6 @@ class Network(AbstractModel):
             g = g * self.blocks(y["V"])
         return self.to_cells([g])[0]
 
-    def advance_synapses(self, state: Array, t0: Array, t1: Array, spikes: Array, plastic: Array | None = None):
-        """All synapses over ``[t0, t1)``: conductances at ``t0``, their mean, at ``t1`` (µS, packed); the states.
-
-        The states are the kernel sums and the plasticity state ``plastic`` (`TsodyksMarkram.arrive` at each
-        arrival's exact time; ``None`` without plasticity).
-
-        As `AbstractSynapses.advance` for every population, with the arrivals of all found by one search. A
-        population whose synapses share their time constants (known values, one for all) has its step's decay
-        factors as single numbers, and those of all such populations come from one operation; each population
-        then steps elementwise with its own number of components.
-        """
-        h = t1 - t0
-        tau = self.pack([syn.time_scale() for syn in self.synapses])
-        pre = np.concatenate([np.asarray(syn.pre, dtype=int) for syn in self.synapses])
-        x, arrived = latest_arrival(spikes, pre, self.pack([syn.delay for syn in self.synapses]), tau, t0, t1)
-        taus = [_shared(syn.time_scale()) for syn in self.synapses]
-        cs = [_shared(syn.form()[2]) for syn in self.synapses]
-        factors = [decay_factors(c, h / t) for c, t in zip(cs, taus, strict=True)]
-        one = [k for k, (c, t) in enumerate(zip(cs, taus, strict=True)) if jnp.ndim(c) == jnp.ndim(t) == 0]
-        if len(one) > 1:  # one operation for all populations' numbers
-            joint = decay_factors(jnp.stack([cs[k] for k in one]), h / jnp.stack([taus[k] for k in one]))
-            for i, k in enumerate(one):
-                factors[k] = (joint[0][i], joint[1][i], joint[2][i])
-        amplitudes, plastic1 = self._arrive(plastic, t1 - x * tau, arrived)
-        parts = [
-            syn.step_state(s, f, x[..., rows], arrived[..., rows], amplitude)
-            for syn, s, f, rows, amplitude in zip(
-                self.synapses, self.unpack_states(state), factors, self._rows(), amplitudes, strict=True
-            )
-        ]
-        g0, mean, g1 = (self.pack([p[j] for p in parts]) for j in range(3))
-        return g0, mean, g1, self.pack_states([p[3] for p in parts]), plastic1
-
-    def _arrive(self, plastic: Array | None, t: Array, arrived: Array) -> tuple[list[Array | None], Array | None]:
-        """Each population's arrival amplitudes (``None``: no plasticity) and the new plasticity state."""
-        amplitudes: list[Array | None] = [None] * len(self.synapses)
-        if plastic is None:
-            return amplitudes, None
-        amplitudes, rows_out = [], []
-        for syn, rows in zip(self.synapses, self._rows(), strict=True):
-            if syn.plasticity is None:
-                amplitudes.append(None)
-                rows_out.append(plastic[..., rows, :])
-                continue
-            amplitude, new = syn.plasticity.arrive(plastic[..., rows, :], t[..., rows], arrived[..., rows])
-            amplitudes.append(amplitude)
-            rows_out.append(new)
-        return amplitudes, _concatenate(rows_out, trailing=2)
-
     def vector_field(self, t, y, args):
         """The membrane equations between spike arrivals (spike detection and arrivals are the solver's)."""
         G, GE = self.synaptic_conductance(y)
@@ -309,22 +213,6 @@ class Network(AbstractModel):
     def default_dt0(self) -> float:
         """0.025 ms (NEURON's default step; a synaptic delay must be at least one step)."""
         return 0.025
-
-
-def _concatenate(arrays: list[Array], trailing: int) -> Array:
-    """``arrays`` joined along the synapse axis, the ``trailing``-th from the end, leading (batch) axes broadcast."""
-    if len(arrays) == 1:
-        return arrays[0]
-    batch = jnp.broadcast_shapes(*(a.shape[:-trailing] for a in arrays))
-    return jnp.concatenate([jnp.broadcast_to(a, (*batch, *a.shape[-trailing:])) for a in arrays], axis=-trailing)
-
-
-def _shared(values: Array) -> Array:
-    """A population's per-synapse values as one number when they are known and all equal, else as they are."""
-    if not is_concrete(values) or jnp.ndim(values) != 1:
-        return values
-    first = np.asarray(values)[0]
-    return jnp.asarray(values)[0] if np.all(np.asarray(values) == first) else values
 
 
 def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
@@ -361,10 +249,8 @@ def network_step(net: Network, protocol, t0, h, y0, V_prev, h_prev, start=None):
     V0, V1 = y0["V"], cells1["V"]
     end = extra[2](V1) if callable(extra[2]) else extra[2]  # the step's own call with V1: XLA computes it once
     # spikes: upward crossings of the threshold, timed by linear interpolation
-    crossed = (V0 < net.threshold) & (V1 >= net.threshold)
-    t_cross = t0 + h * _safe_div(net.threshold - V0, V1 - V0, crossed)
-    shifted = jnp.concatenate([t_cross[..., None], spikes[..., :-1]], axis=-1)
-    y1 = {**cells1, "spikes": jnp.where(crossed[..., None], shifted, spikes), "synapses": synapses1}
+    spikes1, crossed = record_crossings(spikes, V0, V1, net.threshold, t0, h)
+    y1 = {**cells1, "spikes": spikes1, "synapses": synapses1}
     if plastic1 is not None:
         y1["plasticity"] = plastic1
     err = {k: cells_err[k] if k in cells_err else jnp.zeros_like(v) for k, v in y1.items()}
@@ -400,14 +286,7 @@ class NetworkRushLarsenCN(AbstractVoltageStepSolver):
         net = args[0]
         V0 = y0["V"]
         history = _history(V0, jnp.zeros((), V0.dtype), *net.synaptic_conductance(y0))
-        if net.synapses:
-            # a delay shorter than the step would deliver its spike a step late, silently: refused
-            shortest = jnp.min(jnp.stack([jnp.min(jnp.asarray(syn.delay)) for syn in net.synapses]))
-            history = eqx.error_if(
-                history, shortest < (t1 - t0) * (1 - 1e-9),
-                "Network: a synaptic delay is shorter than the solver's step dt0, so its spikes would arrive a step "
-                "late; pass dt0 at most the shortest delay (ms)",
-            )  # fmt: skip
+        history = refuse_short_delays(net, history, t1 - t0, "Network")
         return jax.lax.stop_gradient(net.longest_delays()), history
 
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
@@ -416,12 +295,7 @@ class NetworkRushLarsenCN(AbstractVoltageStepSolver):
         h = t1 - t0
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)  # a jump leaves the smooth branch
         y1, err, (ya, yb, k0, k1), crossed, end = network_step(model, protocol, t0, h, y0, V_prev, h_prev, (G, GE))
-        lost = crossed & (y0["spikes"][..., -1] + reach >= t1)  # the dropped spike has not arrived everywhere
-        y1["spikes"] = eqx.error_if(
-            y1["spikes"], jnp.any(lost),
-            f"Network: a cell fired more spikes within its longest outgoing delay than buffer={model.buffer} keeps, "
-            "so one would be lost before arriving; pass a larger buffer to Network",
-        )  # fmt: skip
+        y1["spikes"] = refuse_lost_spikes(model, y1["spikes"], y0["spikes"], crossed, reach, t1, "Network")
         new_state = (reach, _history(y0["V"], h, *end))
         return y1, err, dict(y0=ya, y1=yb, k0=k0, k1=k1), new_state, diffrax.RESULTS.successful
 

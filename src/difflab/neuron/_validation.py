@@ -54,6 +54,7 @@ from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 from ._features import spike_times
 from ._fi import fi_curve
 from ._network import Network
+from ._nmda import NMDASynapses
 from ._presets import HodgkinHuxley
 from ._stimulus import IClamp
 from ._swc import read_swc
@@ -312,19 +313,33 @@ register_runner("neuron.cell_trace", CELL_TRACE)
 
 def synapses_from(ref) -> list:
     """The synapse groups a reference dataset describes (one group per mechanism)."""
+    return [group for group, _ in synapse_groups(ref)]
+
+
+def synapse_groups(ref) -> list[tuple[AbstractSynapses, np.ndarray]]:
+    """Each mechanism's synapse group in a reference dataset, with its rows in the dataset's ``synapse`` axis.
+
+    Mechanisms: NEURON's ``ExpSyn`` (``syn_tau``, or ``syn_tau2``), ``Exp2Syn`` (``syn_tau1``, ``syn_tau2``) and
+    ``NMDAExp2`` (``datasets/neuron/mod/nmda_exp2.mod``: ``Exp2Syn``'s kinetics with ``syn_mg`` mM of magnesium).
+    """
     mech = ref["syn_mechanism"].values if "syn_mechanism" in ref else np.full(ref.sizes["synapse"], "ExpSyn")
     col = lambda name, rows: ref[f"syn_{name}"].values[rows]  # noqa: E731
-    groups: list[AbstractSynapses] = []
+    groups: list[tuple[AbstractSynapses, np.ndarray]] = []
     for kind in sorted(set(map(str, mech))):
         rows = np.flatnonzero(mech == kind)
         common = (col("pre", rows), col("post", rows), col("weight", rows), col("delay", rows))
         if kind == "ExpSyn":
             tau = col("tau", rows) if "syn_tau" in ref else col("tau2", rows)
-            groups.append(ExpSynapses(*common, tau, col("e", rows)))
+            groups.append((ExpSynapses(*common, tau, col("e", rows)), rows))
         elif kind == "Exp2Syn":
-            groups.append(Exp2Synapses(*common, col("tau1", rows), col("tau2", rows), col("e", rows)))
+            groups.append((Exp2Synapses(*common, col("tau1", rows), col("tau2", rows), col("e", rows)), rows))
+        elif kind == "NMDAExp2":
+            nmda = NMDASynapses(*common, col("tau1", rows), col("tau2", rows), col("e", rows), col("mg", rows))
+            groups.append((nmda, rows))
         else:
-            raise CaseError(f"dataset: unknown synapse mechanism {kind!r} in syn_mechanism; known: ExpSyn, Exp2Syn")
+            raise CaseError(
+                f"dataset: unknown synapse mechanism {kind!r} in syn_mechanism; known: ExpSyn, Exp2Syn, NMDAExp2"
+            )
     return groups
 
 
