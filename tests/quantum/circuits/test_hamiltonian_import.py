@@ -102,7 +102,7 @@ def test_openfermion_text_form_reads_the_same(case):
 
 def test_pennylane_plain_dicts_and_sentences_without_operator():
     sentence = PauliSentence({PauliWord({"a": "X", 1: "Z"}): 0.5, PauliWord({}): -1.0})
-    h = qc.PauliSum.from_pennylane(sentence, wire_order=[1, "a"])
+    h = qc.PauliSum.from_pennylane(sentence, wire_order=(w for w in (1, "a")))  # any iterable, as PennyLane's Wires
     assert h.strings == ("ZX", "II")
     np.testing.assert_array_equal(np.asarray(h.coefficients), [0.5, -1.0])
     assert qc.PauliSum.from_pennylane({PauliWord({2: "Y"}): 1.0}).strings == ("IIY",)
@@ -149,10 +149,16 @@ def test_from_terms_and_round_trips():
         (lambda: qc.PauliSum.from_terms("X0"), TypeError, "terms must be a dict"),
         (lambda: qc.PauliSum.from_terms({"X0": float("inf")}), ValueError, "terms\\['X0'\\] must be finite"),
         (lambda: qc.PauliSum.from_pennylane({PauliWord({"a": "X"}): 1.0}), ValueError, "wire label 'a'.*wire_order"),
-        (lambda: qc.PauliSum.from_pennylane({PauliWord({"a": "X"}): 1.0}, wire_order=["b"]), ValueError,
-         "wire label 'a' is not in wire_order"),
-        (lambda: qc.PauliSum.from_pennylane({PauliWord({0: "X"}): 1.0}, wire_order="ab"), ValueError,
-         "wire_order must be a sequence of distinct"),
+        (
+            lambda: qc.PauliSum.from_pennylane({PauliWord({"a": "X"}): 1.0}, wire_order=["b"]),
+            ValueError,
+            "wire label 'a' is not in wire_order",
+        ),
+        (
+            lambda: qc.PauliSum.from_pennylane({PauliWord({0: "X"}): 1.0}, wire_order="ab"),
+            ValueError,
+            "wire_order must be a sequence of distinct",
+        ),
         (lambda: qc.PauliSum.from_pennylane(Operator(None)), TypeError, "has no Pauli representation"),
         (lambda: qc.PauliSum.from_pennylane([1.0]), TypeError, "op must be a PennyLane PauliSentence"),
         (lambda: qc.PauliSum.from_pennylane({PauliWord({0: "Y"}): 2j}), ValueError, "not Hermitian"),

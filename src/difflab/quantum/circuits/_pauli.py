@@ -3,6 +3,9 @@ r"""Pauli sums $H = \sum_t c_t P_t$, given as coefficient/Pauli-string lists.
 Here $P_t = \sigma^{(0)} \otimes \cdots \otimes \sigma^{(n-1)}$ with $\sigma \in \{I, X, Y, Z\}$; for example
 `PauliSum([0.5, -1.0], ["ZZI", "IXI"])`.
 
+Hamiltonians written for Qiskit, OpenFermion or PennyLane are read by `PauliSum.from_qiskit`, `from_openfermion` and
+`from_pennylane` (conventions: `_pauli_formats`).
+
 Character j of a string acts on wire j (QuTiP order: the leftmost factor is wire 0). Coefficients are real (the sum is
 Hermitian) and are an array leaf, so Hamiltonians of one structure with different coefficients (e.g. H₂ at several
 bond lengths) batch with `jax.vmap`. Energies are in the units of the coefficients (hartree for H₂).
@@ -99,7 +102,7 @@ class PauliSum(eqx.Module):
 
     @classmethod
     def from_openfermion(cls, op, n_wires: int | None = None) -> PauliSum:
-        """From an OpenFermion `QubitOperator` (read through `op.terms`) or its text, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`.
+        r"""From an OpenFermion `QubitOperator` (read through `op.terms`) or its text, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`.
 
         OpenFermion's qubit 0 is difflab's wire 0 and, in `get_sparse_operator`, the most significant bit, as here.
         `n_wires` defaults to one past the highest qubit named.
@@ -121,7 +124,7 @@ class PauliSum(eqx.Module):
         return [(s[::-1], float(c)) for s, c in zip(self.strings, np.asarray(self.coefficients), strict=True)]
 
     def to_openfermion_string(self) -> str:
-        """The text of `str(QubitOperator)`, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`, which `QubitOperator(text)` reads."""
+        r"""The text of `str(QubitOperator)`, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`, which `QubitOperator(text)` reads."""
         return to_openfermion_text(np.asarray(self.coefficients), self.strings)
 
     def matrix(self) -> Array:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -151,7 +151,8 @@ def _parse_openfermion(text: str) -> list[Term]:
             c = complex(raw) if raw else 1.0
         except ValueError:
             raise ValueError(f"op text: coefficient {m.group(1)!r} before [{m.group(2)}] is not a number") from None
-        terms.append((parse_word(m.group(2), f"op text term [{m.group(2)}]"), coefficient(c, f"op text [{m.group(2)}]")))
+        where = f"op text term [{m.group(2)}]"
+        terms.append((parse_word(m.group(2), where), coefficient(c, where)))
         pos = m.end()
         if m.group(3) == "+" and pos >= len(stripped):
             raise ValueError("op text must not end with '+'")
@@ -186,7 +187,7 @@ def text_terms(terms, n_wires: int | None) -> tuple[np.ndarray, list[str]]:
     return combine(out, n_wires, "terms")
 
 
-def pennylane_terms(op, n_wires: int | None, wire_order: Sequence | None) -> tuple[np.ndarray, list[str]]:
+def pennylane_terms(op, n_wires: int | None, wire_order: Iterable | None) -> tuple[np.ndarray, list[str]]:
     """From a PennyLane `PauliSentence` or an operator with `.pauli_rep`; wire labels placed by `wire_order`."""
     sentence = op.pauli_rep if hasattr(op, "pauli_rep") else op
     if sentence is None:
@@ -195,11 +196,12 @@ def pennylane_terms(op, n_wires: int | None, wire_order: Sequence | None) -> tup
     if not isinstance(sentence, Mapping):
         raise TypeError(f"op must be a PennyLane PauliSentence or an operator with .pauli_rep; got {type(op).__name__}")
     if wire_order is not None:
-        if isinstance(wire_order, str) or not isinstance(wire_order, Sequence) or len(set(wire_order)) != len(
-            wire_order
-        ):
+        # Any iterable of labels, so that a PennyLane `Wires` (`op.wires`) serves too.
+        labels = list(wire_order) if isinstance(wire_order, Iterable) and not isinstance(wire_order, str) else None
+        if labels is None or len(set(labels)) < len(labels):
             raise ValueError(f"wire_order must be a sequence of distinct wire labels; got {wire_order!r}")
-        n_wires = len(wire_order) if n_wires is None else n_wires
+        wire_order = labels
+        n_wires = len(labels) if n_wires is None else n_wires
     position = {label: j for j, label in enumerate(wire_order)} if wire_order is not None else None
     terms: list[Term] = []
     for word, value in sentence.items():
