@@ -3,6 +3,9 @@ r"""Pauli sums $H = \sum_t c_t P_t$, given as coefficient/Pauli-string lists.
 Here $P_t = \sigma^{(0)} \otimes \cdots \otimes \sigma^{(n-1)}$ with $\sigma \in \{I, X, Y, Z\}$; for example
 `PauliSum([0.5, -1.0], ["ZZI", "IXI"])`.
 
+Hamiltonians written for Qiskit, OpenFermion or PennyLane are read by `PauliSum.from_qiskit`, `from_openfermion` and
+`from_pennylane` (conventions: `_pauli_formats`).
+
 Character j of a string acts on wire j (QuTiP order: the leftmost factor is wire 0). Coefficients are real (the sum is
 Hermitian) and are an array leaf, so Hamiltonians of one structure with different coefficients (e.g. H₂ at several
 bond lengths) batch with `jax.vmap`. Energies are in the units of the coefficients (hartree for H₂).
@@ -24,6 +27,7 @@ from jaxtyping import Array, ArrayLike
 from ._apply import is_concrete, view_shape
 from ._gates import PAULIS
 from ._matrix_observables import AbstractMatrixObservable
+from ._pauli_formats import openfermion_terms, pennylane_terms, qiskit_terms, text_terms, to_openfermion_text
 
 #: Z strings are summed by one product with a sign table over this many trailing wires (2⁸ × T entries).
 Z_LOW_WIRES = 8
@@ -76,6 +80,52 @@ class PauliSum(eqx.Module):
     @property
     def n_wires(self) -> int:
         return len(self.strings[0])
+
+    @classmethod
+    def from_terms(cls, terms, n_wires: int | None = None) -> PauliSum:
+        """From text terms, `{"X0 Z3": 0.5, "": -1.0}` or a list of such pairs (`""` the identity).
+
+        Each term is letters with wire indices, as inside OpenFermion's brackets; `n_wires` defaults to one past the
+        highest wire named. Equal strings are summed; complex coefficients are refused unless their imaginary parts
+        are round-off (`_pauli_formats.IMAG_TOLERANCE`, 1e-12 of the largest coefficient).
+        """
+        return cls(*text_terms(terms, n_wires))
+
+    @classmethod
+    def from_qiskit(cls, op) -> PauliSum:
+        """From a Qiskit `SparsePauliOp` (read through `op.to_list()`) or such a list `[(label, coeff)]`.
+
+        Qiskit's labels are little-endian: the last character acts on qubit 0, so `("ZIIX", 0.5)` is difflab's
+        `"XIIZ"`, and Qiskit's `to_matrix()` is `matrix()` with the bits of every basis index reversed.
+        """
+        return cls(*qiskit_terms(op))
+
+    @classmethod
+    def from_openfermion(cls, op, n_wires: int | None = None) -> PauliSum:
+        r"""From an OpenFermion `QubitOperator` (read through `op.terms`) or its text, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`.
+
+        OpenFermion's qubit 0 is difflab's wire 0 and, in `get_sparse_operator`, the most significant bit, as here.
+        `n_wires` defaults to one past the highest qubit named.
+        """
+        return cls(*openfermion_terms(op, n_wires))
+
+    @classmethod
+    def from_pennylane(cls, op, n_wires: int | None = None, wire_order=None) -> PauliSum:
+        """From a PennyLane `PauliSentence` or an operator with one as `.pauli_rep` (`qml.Hamiltonian`, `qml.sum`).
+
+        Wire labels that are not integers are placed by their position in `wire_order` (its first label is wire 0,
+        the most significant bit, as in `qml.matrix(op, wire_order=wire_order)`); `n_wires` defaults to
+        `len(wire_order)` or to one past the highest integer wire.
+        """
+        return cls(*pennylane_terms(op, n_wires, wire_order))
+
+    def to_qiskit_list(self) -> list[tuple[str, float]]:
+        """`[(label, coeff)]` with Qiskit's little-endian labels, for `SparsePauliOp.from_list`."""
+        return [(s[::-1], float(c)) for s, c in zip(self.strings, np.asarray(self.coefficients), strict=True)]
+
+    def to_openfermion_string(self) -> str:
+        r"""The text of `str(QubitOperator)`, `"0.5 [X0 Z3] +\n-0.2 [Y1]"`, which `QubitOperator(text)` reads."""
+        return to_openfermion_text(np.asarray(self.coefficients), self.strings)
 
     def matrix(self) -> Array:
         """The dense 2ⁿ × 2ⁿ matrix (for exact diagonalisation at n ≤ `DENSE_MAX_WIRES`)."""
