@@ -55,7 +55,8 @@ def cell_network_from(ref) -> CellNetwork:
     """The `CellNetwork` a reference dataset describes (see the module)."""
     rows = np.stack([ref[k].values.astype(float) for k in _GEOMETRY + tuple(
         f"{s}_{d}" for s in ("soma", "dend") for d in _DENSITIES)], axis=1)  # fmt: skip
-    cells, counts = [], []
+    cells: list[Cell] = []
+    counts: list[int] = []
     for i, row in enumerate(rows):
         if i and np.array_equal(row, rows[i - 1]):
             counts[-1] += 1
