@@ -1,5 +1,6 @@
-"""Figures of docs/cells.md: real morphologies coloured by membrane potential, traces along a dendrite, and the
-L5 pyramidal cell's back-propagating action potential against NEURON's.
+"""Figures of docs/cells.md: real morphologies coloured by membrane potential, traces along a dendrite, the
+L5 pyramidal cell's back-propagating action potential against NEURON's, and a network of multi-compartment cells
+against NEURON's.
 
 python benchmarks/cells_figures.py      # writes docs/img/cells_*.png (about two minutes on one CPU core)
 """
@@ -14,6 +15,7 @@ import numpy as np
 
 import difflab
 from difflab.neuron import Cell, IClamp, LeakChannel, PotassiumChannel, Region, SodiumChannel, l5pc, read_swc
+from difflab.neuron._validation_cell_network import cell_network_from
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -93,8 +95,31 @@ def l5pc_bap():
     )
 
 
+def cell_network():
+    """The four-cell reference network: somatic and dendritic potentials against NEURON's, at the default step."""
+    ref = difflab.datasets.load("neuron/cell_network")
+    net = cell_network_from(ref)
+    shown = ["cell0.soma(0.5)", "cell2.soma(0.5)", "cell2.dend(0.5)", "cell3.dend(0.3)"]
+    observe, info = net.recorder(shown)
+    ts = ref["time"].values
+    clamp = IClamp({"cell0.soma(0.5)": difflab.Step(0.32, 5.0, 195.0)})
+    traj = difflab.simulate(net, clamp, ts, observe=observe, observe_info=info)
+    locations = [str(x) for x in ref["location"].values]
+    fig, axes = plt.subplots(len(shown), 1, figsize=(9, 7.5), sharex=True, layout="constrained")
+    window = (ts >= 60.0) & (ts <= 120.0)
+    for ax, name in zip(axes, shown, strict=True):
+        want = ref["V"].values[:, locations.index(name)]
+        ax.plot(ts[window], want[window], color="0.6", lw=3.5, label="NEURON 9 (CVODE 1e-9)")
+        ax.plot(ts[window], np.asarray(traj[name])[window], color="C3", lw=1.2, label="difflab, dt 0.025 ms")
+        ax.set_ylabel(f"{name}\nV (mV)")
+    axes[0].legend(loc="center right", fontsize=8)
+    axes[-1].set_xlabel("time (ms)")
+    fig.savefig(OUT / "cells_network.png", dpi=110)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
+    cell_network()
     l5pc_bap()
     traces_along_dendrite()
     morphology_by_voltage()
