@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from battery import (  # noqa: F401 - each module registers its cases on import
     cases_calibration,
+    cases_cell_network,
     cases_circuits,
     cases_cli,
     cases_ensembles,
