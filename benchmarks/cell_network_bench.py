@@ -39,6 +39,7 @@ import sys
 
 import numpy as np
 from cells_bench import crossings, timed_call
+from network_bench import compare
 
 N_CELLS = 100
 N_SYN = 2000
@@ -51,8 +52,11 @@ SAVE_DT = 0.025
 TAU1, TAU2 = 0.5, 3.0
 
 
-def network():
-    """Drive (nA), sorted pairs, dendritic places x, weights (µS), delays (ms) and reversal potentials (mV)."""
+def network(n_syn=N_SYN):
+    """Drive (nA), sorted pairs, dendritic places x, weights (µS), delays (ms) and reversal potentials (mV).
+
+    With `n_syn` < `N_SYN`, the first `n_syn` synapses of the full network (for the cost of the synapses).
+    """
     rng = np.random.default_rng(0)
     drive = rng.uniform(0.2, 0.35, N_CELLS)
     pairs = [(i, j) for i in range(N_CELLS) for j in range(N_CELLS) if i != j]
@@ -62,7 +66,7 @@ def network():
     weight = rng.uniform(0.0005, 0.002, N_SYN)
     delay = rng.uniform(1.0, 3.0, N_SYN)
     E = np.where(rng.random(N_SYN) < 0.8, 0.0, -80.0)
-    return drive, pre, post, x, weight, delay, E
+    return drive, *(a[:n_syn] for a in (pre, post, x, weight, delay, E))
 
 
 def dendrite_compartment(x):
@@ -71,7 +75,7 @@ def dendrite_compartment(x):
 
 
 # ---------------------------------------------------------------- difflab
-def difflab_calls(dtype, dt):
+def difflab_calls(dtype, dt, n_syn=N_SYN):
     """Jitted forward run (somatic V, (time, cell)) and jitted reverse-mode gradient of the mean somatic V."""
     import jax
     import jax.numpy as jnp
@@ -79,7 +83,7 @@ def difflab_calls(dtype, dt):
     import difflab
     from difflab.neuron import Cell, CellNetwork, Exp2Synapses, IClamp
 
-    drive, pre, post, x, weight, delay, E = network()
+    drive, pre, post, x, weight, delay, E = network(n_syn)
     where = [f"dend({float(v)!r})" for v in x]
     syn = Exp2Synapses(pre, post, weight, delay, tau1=TAU1, tau2=TAU2, E=E)
     net = CellNetwork(Cell.ball_and_stick(nseg=NSEG, dtype=dtype), syn, where=[where], counts=N_CELLS)
@@ -104,7 +108,7 @@ def difflab_calls(dtype, dt):
 
 
 # ---------------------------------------------------------------- Jaxley (peer process)
-def jaxley_calls(dt):
+def jaxley_calls(dt, n_syn=N_SYN):
     """Jitted forward run (somatic V, (cell, time)) and jitted gradient of the mean somatic V w.r.t. every gS."""
     import jax
     import jax.numpy as jnp
@@ -112,7 +116,7 @@ def jaxley_calls(dt):
     from jaxley.channels import HH
     from jaxley.synapses import IonotropicSynapse
 
-    drive, pre, post, x, weight, _, E = network()
+    drive, pre, post, x, weight, _, E = network(n_syn)
     comp = jx.Compartment()
     cell = jx.Cell([jx.Branch(comp, ncomp=1), jx.Branch(comp, ncomp=NSEG)], parents=[-1, 0])
     cell.insert(HH())
@@ -160,16 +164,15 @@ def peer_main(args):
     jax.config.update("jax_enable_x64", args.dtype == "float64")
     import jaxley
 
-    fwd, (grad, params), ts = jaxley_calls(DT)
-    ready = {"version": jaxley.__version__, "jax": jax.__version__, "compile_s": timed_call(fwd)}
-    V = np.asarray(fwd())
-    ready["spikes"] = sum(len(s) for s in crossings(ts, V[:, : ts.size]))
-    ready["nan"] = bool(np.isnan(V).any())
-    ready["grad_compile_s"] = timed_call(grad, params)
-    g = np.concatenate([np.ravel(leaf) for leaf in jax.tree.leaves(grad(params))])
-    ready["grad_n"], ready["grad_norm"] = int(g.size), float(np.linalg.norm(g))
-    calls = {"fwd": (fwd, ()), "grad": (grad, (params,))}
-    print(json.dumps(ready), flush=True)
+    if args.breakdown:
+        calls = {f"fwd{n}": (jaxley_calls(DT, n)[0], ()) for n in (1, N_SYN)}
+        ready = {"version": jaxley.__version__, "jax": jax.__version__}
+        ready |= {name: timed_call(fn) for name, (fn, _) in calls.items()}
+        print(json.dumps(ready), flush=True)
+    else:
+        fwd, (grad, params), ts = jaxley_calls(DT)
+        calls = {"fwd": (fwd, ()), "grad": (grad, (params,))}
+        ready = peer_ready(jaxley, fwd, grad, params, ts)
     for line in sys.stdin:
         if line.strip() == "quit":
             return
@@ -177,11 +180,26 @@ def peer_main(args):
         print(json.dumps({"s": timed_call(fn, *a)}), flush=True)
 
 
+def peer_ready(jaxley, fwd, grad, params, ts):
+    """Compile the Jaxley calls; their first-call times, spike count and gradient size, printed as JSON."""
+    import jax
+
+    ready = {"version": jaxley.__version__, "jax": jax.__version__, "compile_s": timed_call(fwd)}
+    V = np.asarray(fwd())
+    ready["spikes"] = sum(len(s) for s in crossings(ts, V[:, : ts.size]))
+    ready["nan"] = bool(np.isnan(V).any())
+    ready["grad_compile_s"] = timed_call(grad, params)
+    g = np.concatenate([np.ravel(leaf) for leaf in jax.tree.leaves(grad(params))])
+    ready["grad_n"], ready["grad_norm"] = int(g.size), float(np.linalg.norm(g))
+    print(json.dumps(ready), flush=True)
+    return ready
+
+
 class Peer:
     """The Jaxley process for one dtype, driven one call at a time."""
 
-    def __init__(self, python, dtype):
-        cmd = [python, __file__, "--peer", "--dtype", dtype]
+    def __init__(self, python, dtype, breakdown=False):
+        cmd = [python, __file__, "--peer", "--dtype", dtype] + (["--breakdown"] if breakdown else [])
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.ready = self.read()
 
@@ -204,11 +222,48 @@ class Peer:
 
 # ---------------------------------------------------------------- report
 def accuracy(got, ref):
-    """Spike counts, total |count difference|, and the worst and median difference of spikes paired in order."""
-    errs = [abs(a[k] - b[k]) for a, b in zip(got, ref, strict=True) for k in range(min(len(a), len(b)))]
+    """Spike count, total |count difference|, cells whose counts differ, and spike-time differences.
+
+    The worst and median spike-time difference are over the cells whose counts agree, spikes paired in order.
+    """
+    same = [(a, b) for a, b in zip(got, ref, strict=True) if len(a) == len(b)]
+    errs = np.abs(np.concatenate([np.subtract(a, b) for a, b in same]))
     count_diff = sum(abs(len(a) - len(b)) for a, b in zip(got, ref, strict=True))
-    cells_diff = sum(len(a) != len(b) for a, b in zip(got, ref, strict=True))
-    return sum(map(len, got)), count_diff, cells_diff, max(errs), float(np.median(errs))
+    return sum(map(len, got)), count_diff, len(got) - len(same), float(errs.max()), float(np.median(errs))
+
+
+def divergence(got, ref) -> str:
+    """Where the trains part: spikes matched within 0.05 ms (per cell, in order, to the first miss) and that miss."""
+    matched, total, worst, first_off = compare(got, ref)
+    return f"{matched}/{total} spikes within 0.05 ms up to the first miss, at {first_off:.1f} ms (worst before: " \
+        f"{worst:.4f} ms)"  # fmt: skip
+
+
+def breakdown(args):
+    """Forward cost per step (µs), float64, with one synapse and with all: the cells' part and the synapses' part."""
+    import jax.numpy as jnp
+
+    load = [os.getloadavg()]
+    fns = {n: difflab_calls(jnp.float64, DT, n)[0] for n in (1, N_SYN)}
+    first = {n: timed_call(fn) for n, fn in fns.items()}
+    peer = Peer(args.peer_python, "float64", breakdown=True) if args.peer_python else None
+    times = {(who, n): [] for who in ("difflab", "Jaxley") for n in fns}
+    for _ in range(args.repeats):
+        for n, fn in fns.items():
+            times["difflab", n].append(timed_call(fn))
+            if peer:
+                times["Jaxley", n].append(peer.call(f"fwd{n}"))
+    if peer:
+        peer.close()
+    load.append(os.getloadavg())
+    steps = round(T_END / DT)
+    print(f"# forward cost per step, float64, {steps} steps, medians of {args.repeats}; first calls {first}")
+    print(f"load average (1, 5, 15 min) before {load[0]}, after {load[1]}")
+    print("| simulator | 1 synapse (µs/step) | 2000 synapses (µs/step) | synapses' share (µs/step) |")
+    print("|---|---|---|---|")
+    for who in ("difflab", "Jaxley") if peer else ("difflab",):
+        one, full = (float(np.median(times[who, n])) / steps * 1e6 for n in fns)
+        print(f"| {who} | {one:.1f} | {full:.1f} | {full - one:.1f} |")
 
 
 def main():
@@ -218,6 +273,8 @@ def main():
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64", help="the peer's dtype")
     parser.add_argument("--peer", action="store_true", help="run the Jaxley half only (JSON on stdout)")
     parser.add_argument("--peer-python", help="python of the Jaxley environment")
+    parser.add_argument("--breakdown", action="store_true", help="cost per step with 1 and with 2000 synapses")
+    parser.add_argument("--accuracy", action="store_true", help="spike times only: no gradient, no Jaxley, no timing")
     args = parser.parse_args()
     if args.peer:
         peer_main(args)
@@ -229,6 +286,9 @@ def main():
 
     import difflab
 
+    if args.breakdown:
+        breakdown(args)
+        return
     load = [os.getloadavg()]
     ref_fn, _, ts = difflab_calls(jnp.float64, REF_DT)
     ref = crossings(ts, np.asarray(ref_fn()).T)
@@ -237,10 +297,18 @@ def main():
     for name in args.dtypes:
         dtype = jnp.float64 if name == "float64" else jnp.float32
         fwd, (grad, w0), ts = difflab_calls(dtype, DT)
-        r = {"compile_s": timed_call(fwd), "grad_compile_s": timed_call(grad, w0)}
         V = np.asarray(fwd())
+        if args.accuracy:
+            n, dc, cells, worst, med = accuracy(crossings(ts, V.T), ref)
+            print(f"{name}: {divergence(crossings(ts, V.T), ref)}")
+            print(f"{name} dt {DT} against float64 dt {REF_DT} ({sum(map(len, ref))} spikes): {n} spikes, "
+                  f"Σ|Δcount| {dc} over {cells} cells; spike times of the other {N_CELLS - cells} cells: worst "
+                  f"{worst:.5f} ms, median {med:.5f} ms")  # fmt: skip
+            continue
+        r = {"compile_s": timed_call(fwd), "grad_compile_s": timed_call(grad, w0)}
         r["nan"] = bool(np.isnan(V).any())
         r["accuracy"] = accuracy(crossings(ts, V.T), ref)
+        r["divergence"] = divergence(crossings(ts, V.T), ref)
         r["grad_norm"] = float(np.linalg.norm(np.asarray(grad(w0))))
         peer = Peer(args.peer_python, name) if args.peer_python else None
         times = {k: [] for k in ("fwd", "grad", "jaxley fwd", "jaxley grad")}
@@ -258,6 +326,8 @@ def main():
         r["load"] = os.getloadavg()
         results[name] = r
         print(f"{name} done: {r}", flush=True)
+    if args.accuracy:
+        return
     load.append(os.getloadavg())
 
     print(f"# {N_CELLS} ball-and-stick cells ({N_CELLS * N_COMP} compartments), {N_SYN} dendritic synapses, "
@@ -268,8 +338,8 @@ def main():
     print(f"difflab {difflab.__version__}, jax {jax.__version__}; {jxv}; XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}")
     print(f"reference: difflab dt {REF_DT} ms, float64: {sum(map(len, ref))} spikes")
     print()
-    print("| dtype | simulator | synapses | forward (s) | gradient wrt 2000 weights (s) | spikes | "
-          "Σ|Δcount| (cells differing) | spike-time error worst / median (ms) | load 1 min |")  # fmt: skip
+    print("| dtype | simulator | synapses | forward (s) | gradient wrt 2000 weights (s) | spikes | Σ|Δcount| "
+          "(cells differing) | spike-time error, equal-count cells: worst / median (ms) | load 1 min |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         n, dc, cells, worst, med = r["accuracy"]
@@ -293,6 +363,7 @@ def main():
             print(f"{name}: Jaxley NaN {r['jaxley']['nan']}, gradient entries {r['jaxley']['grad_n']}, "
                   f"norm {r['jaxley']['grad_norm']:.4g}")  # fmt: skip
         print(f"{name}: difflab NaN {r['nan']}, gradient norm {r['grad_norm']:.4g} (mV per µS)")
+        print(f"{name}: difflab against the reference: {r['divergence']}")
         print(f"{name}: first call, compilation included (s): {compiled}")
 
 
