@@ -208,7 +208,7 @@ def _(ctx):
     return fit_relax(checkpoint=ctx.tmp / "ck.nc", checkpoint_every=0)
 
 
-@case("fit.key-int", "6", r"key must be a JAX random key", exc=(TypeError,))
+@case("fit.key-int", "6", r"key must be one JAX random key, made by jax.random.key\(seed\)", exc=(TypeError,))
 def _(ctx):
     return fit_relax(starts=2, key=3)
 
