@@ -81,7 +81,7 @@ def difflab_calls(dtype, dt, n_syn=N_SYN):
     import jax.numpy as jnp
 
     import difflab
-    from difflab.neuron import Cell, CellNetwork, Exp2Synapses, IClamp
+    from difflab.neuron import Cell, CellNetwork, Exp2Synapses
 
     drive, pre, post, x, weight, delay, E = network(n_syn)
     where = [f"dend({float(v)!r})" for v in x]
@@ -90,7 +90,9 @@ def difflab_calls(dtype, dt, n_syn=N_SYN):
     expected = np.asarray(post) * N_COMP + dendrite_compartment(x)
     if not np.array_equal(net.targets, expected):  # the Jaxley half places its synapses at these compartments
         raise RuntimeError("difflab's synaptic compartments differ from dendrite_compartment()")
-    clamp = IClamp({f"cell{i}.soma(0.5)": difflab.Step(float(a), 0.0, 2 * T_END) for i, a in enumerate(drive)})
+    # one protocol of 100 currents into the cells' somata (an IClamp of 100 locations evaluates 100 protocols a step:
+    # 1.45 s against 1.22 s for the float64 forward run, with equal results)
+    clamp = difflab.Step(jnp.asarray(drive, dtype), 0.0, 2 * T_END)
     soma = np.array([net.site(f"cell{i}.soma(0.5)") for i in range(N_CELLS)])
     observe = lambda t, y, a: {"V": y["V"][..., soma]}  # noqa: E731
     ts = np.arange(round(T_END / SAVE_DT) + 1) * SAVE_DT

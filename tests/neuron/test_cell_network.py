@@ -57,6 +57,18 @@ def test_a_dendritic_synapse_drives_the_next_cell(ball_and_stick):
     assert np.all((post - pre > 3.0) & (post - pre < 4.5))
 
 
+def test_a_plain_protocol_drives_every_cells_root_section(ball_and_stick):
+    """One protocol of one current per cell equals the `IClamp` that names each cell's soma(0.5), bit for bit."""
+    net = CellNetwork(ball_and_stick, ExpSynapses([0], [1], 0.02, 1.5), where="dend(0.7)", counts=2)
+    ts = TS[:400]
+    plain = difflab.simulate(net, difflab.Step(jnp.array([0.25, 0.1]), 5.0, 45.0), ts)["V"]
+    named = difflab.simulate(net, IClamp({"cell0.soma(0.5)": STIM, "cell1.soma(0.5)": difflab.Step(0.1, 5.0, 45.0)}),
+                             ts)["V"]  # fmt: skip
+    np.testing.assert_array_equal(plain, named)
+    with pytest.raises(ValueError, match=r"protocol: a plain protocol gives one current per cell \(2,\)"):
+        difflab.simulate(net, difflab.Step(jnp.ones(3), 5.0, 45.0), ts)
+
+
 def _gap_pair(g: float, I: float = 0.05):
     """Two passive compartments (area 400π µm²) joined by ``g`` µS, ``I`` nA into cell 0 from 1 ms."""
     net = CellNetwork(_passive_ball(), counts=2, gaps=GapJunctions([0], "soma(0.5)", [1], "soma(0.5)", g))

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike
 
-from ..core import StateInfo
+from ..core import AbstractProtocol, StateInfo
 from ..core.internal import raise_if_unphysical
 from ._cell import Cell
 from ._cell_network_solver import CellNetworkRushLarsenCN, shared_parameters
@@ -65,7 +65,8 @@ class CellNetwork(AbstractSynapticNetwork):
 
     Parameters by name: ``"cells.0.soma.gbar_na"`` (population 0's `Cell` names), ``"synapses.0.weight"``,
     ``"gaps.g"``. The protocol is an [`IClamp`][difflab.neuron.IClamp] whose locations name the cell,
-    ``"cell0.soma(0.5)"``, or ``None``; recordings likewise (`recorder`).
+    ``"cell0.soma(0.5)"``, a plain protocol of one current per cell (nA, into the middle of each root section), or
+    ``None``; recordings name the cell too (`recorder`).
 
     Example: ``CellNetwork(Cell.ball_and_stick(), ExpSynapses([0], [1], 0.01, 1.0), where=["dend(0.7)"],
     counts=2)``.
@@ -267,18 +268,41 @@ class CellNetwork(AbstractSynapticNetwork):
 
     # ---------------------------------------------------------------- currents from outside the cells
     def stimulus(self, protocol: Any, t: ArrayLike, like: Array) -> Array:
-        """Point currents of an `IClamp` with ``"cell<i>.<location>"`` keys at ``t``, as densities (µA/cm²), flat."""
+        """Injected currents at ``t`` as densities (µA/cm²) per compartment, flat.
+
+        An `IClamp` names its locations with the cell, ``"cell0.soma(0.5)"``. Any other difflab protocol gives every
+        cell's current (nA; a scalar, or one value per cell, ``(n_cells,)``) into the middle of its root section, as
+        a plain protocol does for a `Cell`: one protocol for a hundred clamped cells, where an `IClamp` would
+        evaluate a hundred.
+        """
         if protocol is None:
             return jnp.zeros_like(like)
-        if not isinstance(protocol, IClamp):
+        if isinstance(protocol, IClamp):
+            where = np.array([self.site(loc, "protocol") for loc in protocol.locations])
+            current = jnp.asarray(protocol(t), like.dtype)
+        elif isinstance(protocol, AbstractProtocol):
+            where = np.asarray(self.roots())
+            current = jnp.asarray(protocol(t), like.dtype)
+            if current.shape[-1:] not in ((), (1,), (self.n_cells,)):
+                raise ValueError(f"protocol: a plain protocol gives one current per cell ({self.n_cells},) or one for "
+                                 f"all; got shape {current.shape}")  # fmt: skip
+            current = jnp.broadcast_to(current, (*current.shape[:-1], self.n_cells)) if current.ndim else \
+                jnp.broadcast_to(current, (self.n_cells,))  # fmt: skip
+        else:
             raise TypeError(
-                "protocol of a CellNetwork must be an IClamp with locations like 'cell0.soma(0.5)', or None; got "
-                f"{type(protocol).__name__}"
+                "protocol of a CellNetwork must be an IClamp with locations like 'cell0.soma(0.5)', a difflab protocol "
+                f"(nA into each cell's root section) or None; got {type(protocol).__name__}"
             )
-        where = np.array([self.site(loc, "protocol") for loc in protocol.locations])
         scale = jnp.asarray(_DENSITY / self.areas()[where], like.dtype)
-        density = jnp.zeros_like(like).at[..., where].add(jnp.asarray(protocol(t), like.dtype) * scale)
-        return density
+        return jnp.zeros_like(like).at[..., where].add(current * scale)
+
+    def roots(self) -> tuple[int, ...]:
+        """Every cell's compartment in the middle of its root section (flat)."""
+        out = []
+        for p, c in enumerate(self.cells):
+            first = int(np.sum(self.counts[:p]))
+            out += [self.compartment(first + j, f"{c.morphology.names[0]}(0.5)") for j in range(self.counts[p])]
+        return tuple(out)
 
     def site(self, location: str, name: str = "location") -> int:
         """The flat compartment of ``"cell<i>.<section>(x)"``."""
