@@ -250,22 +250,42 @@ def run_cell_trace(case: CaseSpec) -> CaseOutcome:
     observe, info = cell.recorder(locations)
     traj = simulate(cell, IClamp(stimuli), ts, observe=observe, observe_info=info)
     V = {loc: np.asarray(traj[loc]) for loc in locations}
+    # spike sites are recorded locations
+    sites = {
+        site: (site, ref["spike_times"].sel(spike_site=site).values) for site in map(str, ref["spike_site"].values)
+    }
+    metrics, figures = located_trace_outcome(case, ts, V, ref, sites, "site")
+    provenance = {
+        **dict(traj.provenance),
+        "cell": case.get("cell", str),
+        "stimuli": "; ".join(f"{loc}: {t}" for loc, t in case.get("stimuli", dict).items()),
+    }
+    provenance |= {f"reference_{k}": str(ref.attrs[k]) for k in ("simulator", "simulator_version", "integration")}
+    return CaseOutcome(metrics, figures, provenance)
+
+
+def located_trace_outcome(case: CaseSpec, ts, V: dict, ref, sites: dict, noun: str):
+    """Metrics and figures of potentials at named locations against a reference's `V` on `(time, location)`.
+
+    ``V`` maps every reference location to the model's potential there; ``sites`` maps a label to ``(location,
+    reference spike times)``, the spikes being upward 0 mV crossings at that location. Metrics: `spike_count_error`
+    (summed), `spike_time_max_error` (worst paired spike, ms), `v_rms_error` and `v_max_abs_error` (worst location).
+    """
+    locations = [str(x) for x in ref["location"].values]
     V_ref = {loc: ref["V"].values[:, k] for k, loc in enumerate(locations)}
     n_model = n_ref = 0
-    worst = 0.0
-    details = []
-    for site in [str(s) for s in ref["spike_site"].values]:
-        got = finite_values(spike_times(ts, V[site]))  # spike sites are recorded locations
-        want = finite_values(ref["spike_times"].sel(spike_site=site).values)
+    worst, details = 0.0, []
+    for label, (where, reference) in sites.items():
+        got, want = finite_values(spike_times(ts, V[where])), finite_values(reference)
         n_model, n_ref = n_model + got.size, n_ref + want.size
         worst = max(worst, event_time_max_error(got, want))
-        details.append(f"{site}: model {got.size}, reference {want.size}")
+        details.append(f"{label}: model {got.size}, reference {want.size}")
     rms = {loc: rms_error(V[loc], V_ref[loc]) for loc in locations}
     peak = {loc: max_abs_error(V[loc], V_ref[loc]) for loc in locations}
     worst_rms, worst_peak = max(rms, key=rms.__getitem__), max(peak, key=peak.__getitem__)
     metrics = [
         metric(case, "spike_count_error", count_error(n_model, n_ref), units="spikes", detail="; ".join(details)),
-        metric(case, "spike_time_max_error", worst, units="ms", detail="worst paired spike over all sites"),
+        metric(case, "spike_time_max_error", worst, units="ms", detail=f"worst paired spike over all {noun}s"),
         metric(case, "v_rms_error", rms[worst_rms], units="mV", detail=f"worst at {worst_rms}"),
         metric(case, "v_max_abs_error", peak[worst_peak], units="mV", detail=f"worst at {worst_peak}"),
     ]
@@ -274,13 +294,7 @@ def run_cell_trace(case: CaseSpec) -> CaseOutcome:
          overlay_figure(ts, V[loc], V_ref[loc], xlabel="time (ms)", ylabel=f"V at {loc} (mV)"))
         for loc in locations
     ]  # fmt: skip
-    provenance = {
-        **dict(traj.provenance),
-        "cell": case.get("cell", str),
-        "stimuli": "; ".join(f"{loc}: {t}" for loc, t in case.get("stimuli", dict).items()),
-    }
-    provenance |= {f"reference_{k}": str(ref.attrs[k]) for k in ("simulator", "simulator_version", "integration")}
-    return CaseOutcome(metrics, figures, provenance)
+    return metrics, figures
 
 
 def check_cell(case: CaseSpec) -> None:

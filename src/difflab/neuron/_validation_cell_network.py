@@ -28,24 +28,16 @@ from ..validation import (
     CaseOutcome,
     CaseSpec,
     Runner,
-    count_error,
-    event_time_max_error,
-    finite_values,
-    max_abs_error,
-    metric,
-    overlay_figure,
     protocol_from_table,
     register_runner,
-    rms_error,
 )
 from ._cell import Cell, Region
 from ._cell_network import CellNetwork
 from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
-from ._features import spike_times
 from ._gap_junctions import GapJunctions
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
-from ._validation import synapse_groups
+from ._validation import located_trace_outcome, synapse_groups
 
 _GEOMETRY = ("soma_L", "soma_diam", "soma_nseg", "dend_L", "dend_diam", "dend_nseg")
 _DENSITIES = ("gnabar", "gkbar", "gl")
@@ -97,29 +89,8 @@ def run_cell_network(case: CaseSpec) -> CaseOutcome:
     dt0 = case.get("simulation.dt0", float, default=None)
     traj = simulate(net, IClamp(stimuli), ts, observe=observe, observe_info=info, dt0=dt0)
     V = {loc: np.asarray(traj[loc]) for loc in locations}
-    V_ref = {loc: ref["V"].values[:, k] for k, loc in enumerate(locations)}
-    n_model = n_ref = 0
-    worst, details = 0.0, []
-    for i in range(net.n_cells):
-        got = finite_values(spike_times(ts, V[f"cell{i}.soma(0.5)"]))
-        want = finite_values(ref["spike_times"].values[i])
-        n_model, n_ref = n_model + got.size, n_ref + want.size
-        worst = max(worst, event_time_max_error(got, want))
-        details.append(f"cell {i}: model {got.size}, reference {want.size}")
-    rms = {loc: rms_error(V[loc], V_ref[loc]) for loc in locations}
-    peak = {loc: max_abs_error(V[loc], V_ref[loc]) for loc in locations}
-    worst_rms, worst_peak = max(rms, key=rms.__getitem__), max(peak, key=peak.__getitem__)
-    metrics = [
-        metric(case, "spike_count_error", count_error(n_model, n_ref), units="spikes", detail="; ".join(details)),
-        metric(case, "spike_time_max_error", worst, units="ms", detail="worst paired spike over all cells"),
-        metric(case, "v_rms_error", rms[worst_rms], units="mV", detail=f"worst at {worst_rms}"),
-        metric(case, "v_max_abs_error", peak[worst_peak], units="mV", detail=f"worst at {worst_peak}"),
-    ]
-    figures = [
-        (f"Membrane potential at {loc}: difflab over NEURON (top) and the difference (bottom).",
-         overlay_figure(ts, V[loc], V_ref[loc], xlabel="time (ms)", ylabel=f"V at {loc} (mV)"))
-        for loc in locations
-    ]  # fmt: skip
+    sites = {f"cell {i}": (f"cell{i}.soma(0.5)", ref["spike_times"].values[i]) for i in range(net.n_cells)}
+    metrics, figures = located_trace_outcome(case, ts, V, ref, sites, "cell")
     provenance = {**dict(traj.provenance), "synapses": str(ref.attrs.get("synapses", "")),
                   "gap_junctions": str(ref.attrs.get("gap_junction", ""))}  # fmt: skip
     provenance |= {f"reference_{k}": str(ref.attrs[k]) for k in ("simulator", "simulator_version", "integration")}
