@@ -306,11 +306,9 @@ class CellNetwork(AbstractSynapticNetwork):
 
     def site(self, location: str, name: str = "location") -> int:
         """The flat compartment of ``"cell<i>.<section>(x)"``."""
-        cell, sep, where = str(location).partition(".")
-        if not (sep and cell.startswith("cell") and cell[4:].isdigit()):
-            raise ValueError(f"{name}: {location!r} must name a cell and a place, like 'cell0.soma(0.5)'")
-        self._check_cells([int(cell[4:])], name)
-        return self.compartment(int(cell[4:]), where, name)
+        cell, where = split_cell_location(location, name)
+        self._check_cells([cell], name)
+        return self.compartment(cell, where, name)
 
     def recorder(self, locations) -> tuple[Any, tuple[StateInfo, ...]]:
         """`(observe, observe_info)` for [`difflab.simulate`][]: the potential at ``"cell<i>.<place>"``, by name."""
@@ -430,6 +428,14 @@ class CellNetwork(AbstractSynapticNetwork):
         area = self.areas()
         rates = [self.gaps.g * _DENSITY / (area[sites[:, s]] * cm[sites[:, s]]) for s in (0, 1)]
         return jnp.max(jnp.stack(rates))
+
+
+def split_cell_location(location, name: str = "location") -> tuple[int, str]:
+    """``(cell, place)`` of a network location ``"cell<i>.<section>(x)"``; `ValueError` naming ``name`` otherwise."""
+    cell, sep, where = str(location).partition(".")
+    if not (sep and cell.startswith("cell") and cell[4:].isdigit()):
+        raise ValueError(f"{name}: {location!r} must name a cell and a place, like 'cell0.soma(0.5)'")
+    return int(cell[4:]), where
 
 
 def _counts(cells: tuple[Cell, ...], counts) -> tuple[int, ...]:

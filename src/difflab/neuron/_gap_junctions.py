@@ -64,11 +64,8 @@ class GapJunctions(eqx.Module):
         return len(self.cell_a)
 
     def physical_checks(self) -> dict[str, tuple[Array, Array]]:
-        """``g`` finite and >= 0 µS (one flag for all junctions, shown with the smallest value)."""
-        return {
-            "g must be finite": (jnp.all(jnp.isfinite(self.g), axis=-1), jnp.min(self.g, axis=-1)),
-            "g must be >= 0 uS": (~jnp.any(self.g < 0, axis=-1), jnp.min(self.g, axis=-1)),
-        }
+        """``g`` >= 0 µS: one flag for all junctions, shown with the smallest value (the model checks finiteness)."""
+        return {"g must be >= 0 uS": (~jnp.any(self.g < 0, axis=-1), jnp.min(self.g, axis=-1))}
 
 
 def _locations(where, n: int, name: str) -> tuple[str, ...]:

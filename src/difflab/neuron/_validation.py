@@ -302,10 +302,10 @@ def check_cell(case: CaseSpec) -> None:
     name = case.get("cell", str)
     if name not in CELLS:
         raise CaseError(f"{case.file}: field 'cell': unknown cell {name!r}; known: {', '.join(CELLS)}")
-    _check_stimulus_tables(case)
+    check_stimulus_tables(case)
 
 
-def _check_stimulus_tables(case: CaseSpec) -> None:
+def check_stimulus_tables(case: CaseSpec) -> None:
     """Every `[stimuli.<key>]` table is a protocol table (the message names the file and the field)."""
     for key, table in case.get("stimuli", dict).items():
         try:
@@ -410,7 +410,7 @@ def check_network(case: CaseSpec) -> None:
     for cell in case.get("stimuli", dict):
         if not cell.isdigit():
             raise CaseError(f"{case.file}: field 'stimuli.{cell}': expected a cell index (0, 1, ...)")
-    _check_stimulus_tables(case)
+    check_stimulus_tables(case)
 
 
 NETWORK_SPIKES = Runner(

@@ -32,12 +32,12 @@ from ..validation import (
     register_runner,
 )
 from ._cell import Cell, Region
-from ._cell_network import CellNetwork
+from ._cell_network import CellNetwork, split_cell_location
 from ._channels import LeakChannel, PotassiumChannel, SodiumChannel
 from ._gap_junctions import GapJunctions
 from ._morphology import Morphology, Section
 from ._stimulus import IClamp
-from ._validation import located_trace_outcome, synapse_groups
+from ._validation import check_stimulus_tables, located_trace_outcome, synapse_groups
 
 _GEOMETRY = ("soma_L", "soma_diam", "soma_nseg", "dend_L", "dend_diam", "dend_nseg")
 _DENSITIES = ("gnabar", "gkbar", "gl")
@@ -99,14 +99,14 @@ def run_cell_network(case: CaseSpec) -> CaseOutcome:
 
 def check_cell_network(case: CaseSpec) -> None:
     """Eager check: every clamp names a cell and a place (`"cell0.soma(0.5)"`) and is a protocol table."""
-    for key, table in case.get("stimuli", dict).items():
-        cell, sep, _ = key.partition(".")
-        if not (sep and cell.startswith("cell") and cell[4:].isdigit()):
-            raise CaseError(f"{case.file}: field 'stimuli.{key}': expected a cell and a place, like 'cell0.soma(0.5)'")
+    for key in case.get("stimuli", dict):
         try:
-            protocol_from_table(table, f"stimuli.{key}")
-        except ValueError as err:
-            raise CaseError(f"{case.file}: {err}") from err
+            split_cell_location(key)
+        except ValueError:
+            raise CaseError(
+                f"{case.file}: field 'stimuli.{key}': expected a cell and a place, like 'cell0.soma(0.5)'"
+            ) from None
+    check_stimulus_tables(case)
 
 
 CELL_NETWORK_SPIKES = Runner(
