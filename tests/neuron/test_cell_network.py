@@ -178,3 +178,19 @@ def test_bad_networks_are_refused_by_name(ball_and_stick):
         difflab.simulate(net, IClamp({"soma(0.5)": STIM}), TS[:10])
     with pytest.raises(ValueError, match=r"synapses.0.weight must be >= 0 uS"):
         net.replace(**{"synapses.0.weight": jnp.array([-1.0])})
+
+
+def test_traced_densities_and_junctions_solve_under_jit():
+    """Fitted parameters are traced: the default step follows them under `jit`, and the solve equals the eager one."""
+    net = CellNetwork(Cell.ball_and_stick(nseg=3), ExpSynapses([0], [1], 0.02, 1.5), where="dend(0.7)", counts=2,
+                      gaps=GapJunctions([0], "dend(0.5)", [1], "dend(0.5)", 0.001))  # fmt: skip
+    clamp = IClamp({"cell0.soma(0.5)": STIM})
+    ts = jnp.arange(0.0, 20.0, 0.1)
+
+    def v(gbar, g):
+        model = net.replace(**{"cells.0.dend.gbar_na": gbar, "gaps.g": g})
+        return difflab.simulate(model, clamp, ts)["V"][-1, 5]
+
+    eager = float(v(30.0, jnp.array([0.001])))
+    assert float(jax.jit(v)(30.0, jnp.array([0.001]))) == pytest.approx(eager, abs=1e-9)
+    assert np.isfinite(float(jax.grad(v)(30.0, jnp.array([0.001]))))

@@ -35,7 +35,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike
 
 from ..core import AbstractProtocol, StateInfo
-from ..core.internal import raise_if_unphysical
+from ..core.internal import is_concrete, raise_if_unphysical
 from ._cell import Cell
 from ._cell_network_solver import CellNetworkRushLarsenCN, shared_parameters
 from ._gap_junctions import GapJunctions
@@ -385,7 +385,7 @@ class CellNetwork(AbstractSynapticNetwork):
             lo, hi = offsets[p : p + 2]
             shape = dy["V"].shape
             extra = (GE[..., lo:hi] - G[..., lo:hi] * y["V"][..., lo:hi]).reshape(shape)
-            dy["V"] = dy["V"] + extra / cm
+            dy["V"] = dy["V"] + extra / jnp.broadcast_to(cm, shape)  # shared cm: one row for all cells
             parts.append(dy)
         dy = self.flatten(parts, {k: jnp.zeros_like(y[k]) for k in self.state_names()})
         dy["spikes"] = jnp.zeros_like(y["spikes"])
@@ -412,11 +412,14 @@ class CellNetwork(AbstractSynapticNetwork):
         A junction of ``g`` µS on a compartment of area ``A`` (µm²) and ``c_m`` (µF/cm²) needs
         ``1e5 g h / (A c_m) <= 1`` (see `GapJunctions`).
         """
-        dt = min(float(c.default_dt0()) for c in self.cells)
-        rate = self.gap_rate()
-        if rate is not None and float(rate) > 0:
-            dt = dt * 2.0 ** -max(0, int(np.ceil(np.log2(float(rate) * dt))))
-        return dt
+        with jax.ensure_compile_time_eval():  # a Python float for concrete parameters, traced for fitted ones
+            dt = jnp.min(jnp.stack([jnp.asarray(c.default_dt0()) for c in self.cells]))
+            rate = self.gap_rate()
+            if rate is not None:
+                z = rate * dt
+                halvings = jnp.where(z > 1, jnp.ceil(jnp.log2(jnp.where(z > 1, z, 1.0))), 0.0)
+                dt = dt * 2.0**-halvings
+        return float(dt) if is_concrete(dt) else dt
 
     def gap_rate(self) -> Array | None:
         """The largest ``1e5 g / (A c_m)`` (1/ms) over the junctions' sides; ``None`` without junctions."""
