@@ -3,6 +3,9 @@
 All fits share data shapes and optimiser settings so that they reuse one compiled step.
 """
 
+import dataclasses
+
+import equinox as eqx
 import jax
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from _systems import Decay, decay_data
 import difflab
 from difflab.calibration import Bounded, Log, Positive, calibrate
 from difflab.calibration._calibrate import TRACES
+from difflab.calibration._diagnostics import finer, traced_tolerances, user_fixed_resolution
+from difflab.calibration.internal import build_problem
 
 # test_checkpoint.py fits the same problem with Levenberg–Marquardt and Adam: one worker compiles both steps once
 pytestmark = pytest.mark.xdist_group("decay_fit")
@@ -51,6 +56,22 @@ def test_second_step_and_new_data_do_not_recompile():
     assert result.steps > 1
     assert TRACES["step"] == before["step"]
     assert TRACES["init"] == before["init"]
+
+
+def test_the_refinement_solves_with_the_programs_of_the_fit():
+    """Tolerances ÷ 16 change array values only: the fit's compiled step, evaluation and statistics serve them."""
+    problem, _ = build_problem(Decay(), decay_data(), PARAMS, "mse", difflab.Comparison(), None)
+    pinned = traced_tolerances(problem)
+    fine = finer(pinned, None, halvings=2)
+    static = lambda p: eqx.filter(p, eqx.is_array, inverse=True)  # noqa: E731  (what jit keys its cache on)
+    assert jax.tree.structure(fine) == jax.tree.structure(pinned)
+    assert eqx.tree_equal(static(fine), static(pinned))
+    coarse, finest = pinned.sim_options["stepsize_controller"], fine.sim_options["stepsize_controller"]
+    assert (float(finest.rtol), float(finest.atol)) == (float(coarse.rtol) / 256, float(coarse.atol) / 256)
+    assert (float(coarse.rtol), float(coarse.atol)) == (1e-6, 1e-8)  # the model's own default
+    assert not user_fixed_resolution(pinned)  # difflab's pinned tolerances are still refined
+    chosen = dataclasses.replace(problem, sim_options={"rtol": 1e-5})
+    assert traced_tolerances(chosen) is chosen  # the user's tolerances are kept as given
 
 
 def test_nan_samples_are_masked():

@@ -48,6 +48,7 @@ from ._diagnostics import (
     halvings_needed,
     member_statistics,
     resolve_default_step,
+    traced_tolerances,
     user_fixed_resolution,
 )
 from ._distributed import fit_on_cluster
@@ -201,9 +202,10 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
         # every start of a recording now begins at the same estimate: run each once, report it per start
         theta = {k: v[::starts] for k, v in theta.items()}
         members, starts = _members(protocol, fit, 1), 1
+    meta = _meta(model, problem, adapter, fit, requested, used, jax.tree.map(lambda x: x[0], members[0]))
+    problem = traced_tolerances(problem)  # after the checkpoint's fingerprint, which it leaves as it was
     carry = _init(adapter, problem, theta, members)
     history: dict[str, list] = {"loss": [], **{f"param__{n}": [] for n, _ in paths}}
-    meta = _meta(model, problem, adapter, fit, requested, used, jax.tree.map(lambda x: x[0], members[0]))
     step = 0
     if run.resume is not None:
         theta, carry, history, step = _checkpoint.load(run.resume, meta=meta, theta_like=theta, carry_like=carry)

@@ -44,7 +44,8 @@ class CalibrationWarning(UserWarning):
 
 def user_fixed_resolution(problem) -> bool:
     """True when the user chose the step, the tolerances or the step-size controller (difflab then keeps them)."""
-    chosen = {"dt0", "stepsize_controller", "solver", "rtol", "atol"} - ({"dt0"} if problem.step_resolved else set())
+    resolved = {"dt0", "stepsize_controller"} if problem.step_resolved else set()
+    chosen = {"dt0", "stepsize_controller", "solver", "rtol", "atol"} - resolved
     return any(name in problem.sim_options for name in chosen)
 
 
@@ -80,6 +81,28 @@ def resolve_default_step(problem, theta, protocol):
     if not all(isinstance(dt, int | float) for dt in steps):
         return problem  # a rule that is not concrete even for concrete parameters: left to the solves
     options["dt0"] = float(min(steps))
+    return dataclasses.replace(problem, sim_options=options, step_resolved=True)
+
+
+def traced_tolerances(problem):
+    """`problem` with the model's default PID tolerances held as arrays, so that `finer` keeps its compiled programs.
+
+    A Python float in the solve options is static under `jit`: the refinement's tolerances ÷ 16 would trace and
+    compile the fit's step, evaluation and statistics again (about half of a small fit's first-call time). As
+    arrays they are arguments of the same programs. Unchanged when the user chose the resolution (it is never
+    refined then) or the controller is not a `PIDController`.
+    """
+    if user_fixed_resolution(problem):
+        return problem
+    options = dict(problem.sim_options)
+    controller = _controller(problem, options)
+    if not isinstance(controller, diffrax.PIDController):
+        return problem
+    dtype = jnp.result_type(float)
+    as_array = lambda x: jnp.asarray(x, dtype=dtype)  # noqa: E731
+    options["stepsize_controller"] = eqx.tree_at(
+        lambda c: (c.rtol, c.atol), controller, (as_array(controller.rtol), as_array(controller.atol))
+    )
     return dataclasses.replace(problem, sim_options=options, step_resolved=True)
 
 

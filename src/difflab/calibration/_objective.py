@@ -36,7 +36,8 @@ class Problem(eqx.Module):
     loss: AbstractLoss
     sim_options: dict[str, Any]
     observe: Callable | None = eqx.field(static=True)
-    #: the fixed step in `sim_options` was resolved by difflab (`resolve_default_step`), not chosen by the user
+    #: the fixed step or the PID tolerances in `sim_options` were set by difflab (`resolve_default_step`,
+    #: `traced_tolerances`), not chosen by the user
     step_resolved: bool = eqx.field(static=True, default=False)
 
     def physical(self, theta: dict[str, jax.Array]) -> dict[str, jax.Array]:
