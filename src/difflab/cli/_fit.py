@@ -109,6 +109,7 @@ def _writable_folder(folder: Path) -> bool:
 def _load_data(spec: dict[str, Any], base: Path):
     """The measured data as a DataArray, and the recorded protocols (`None` unless read from NWB)."""
     import difflab.datasets
+    from difflab.io import read_netcdf, read_nwb
 
     recorded = None
     if sum(k in spec for k in ("dataset", "file", "nwb")) != 1:
@@ -119,12 +120,8 @@ def _load_data(spec: dict[str, Any], base: Path):
     if "dataset" in spec:
         ds = difflab.datasets.load(spec["dataset"])
     elif "file" in spec:
-        from difflab.io import read_netcdf
-
         ds = read_netcdf(resolve_path(base, spec["file"]))
     else:
-        from difflab.io import read_nwb
-
         options = {k: spec[k] for k in ("area_um2", "capacitance_pF", "specific_capacitance", "sweeps") if k in spec}
         rec = read_nwb(resolve_path(base, spec["nwb"]), **options)
         ds, recorded = rec.data, rec.protocols

@@ -99,9 +99,7 @@ def _check_writable(output: Path) -> None:
 
 
 def _protocol(text, amplitude, start, stop):
-    from difflab import Step
-
-    from ..validation import parse_protocol
+    from difflab import Step, validation
 
     if text is not None and amplitude is not None:
         raise ValueError("give either --protocol or --amplitude/--start/--stop, not both")
@@ -111,7 +109,7 @@ def _protocol(text, amplitude, start, stop):
             raise ValueError(
                 f"--protocol {text!r} has stray quotes; write it without them, e.g. --protocol step:10,10,110"
             )
-        return parse_protocol(text)
+        return validation.parse_protocol(text)
     if amplitude is not None:
         return Step(amplitude, start, stop)
     raise ValueError('give the input with --protocol (e.g. "step:10,10,110") or --amplitude')
@@ -130,11 +128,11 @@ def _save_times(t_end: float, dt_save: float) -> np.ndarray:
 
 def _run(model, drive, ts, preset):
     from difflab import simulate as run
-    from difflab.validation import describe_protocol
+    from difflab import validation
 
     traj = run(model, drive, ts)
     ds = traj.to_xarray()
-    ds.attrs |= {"preset": preset, "protocol": describe_protocol(drive)}
+    ds.attrs |= {"preset": preset, "protocol": validation.describe_protocol(drive)}
     order = [v.name for v in traj.variables if v.name in ds.data_vars]
     return ds[order + [k for k in ds.data_vars if k not in order]]
 

@@ -53,6 +53,7 @@ def sweep(
 ) -> None:
     """Run a parameter study; chunks go to [output] directory (a rerun skips finished chunks)."""
     from difflab import sweep as run_sweep
+    from difflab import write_netcdf
 
     spec, base = read_config(config)
     try:
@@ -90,8 +91,6 @@ def sweep(
             ds = _on_scheduler(scheduler, scheduler_timeout, run, model, protocol, ts, design, observables,
                                directory=directory.absolute(), **keywords)  # fmt: skip
         if "sensitivity" in spec:
-            from difflab import write_netcdf
-
             write_netcdf(ds, directory / "indices.nc", overwrite=True)  # recomputed from the same chunks
     except (ValueError, KeyError, TypeError) as err:
         raise fail(error_text(err).replace("client: ", "--scheduler: ")) from None
