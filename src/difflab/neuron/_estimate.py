@@ -81,15 +81,10 @@ def estimate_conductances(model, protocol, ts, V, mask, paths) -> dict[str, floa
             f"the data are sampled every {float(np.median(dt)):.4g} ms; the linear estimate integrates the membrane "
             f"equation over {BLOCK_MS} ms blocks and needs samples at most {BLOCK_MS / 2:g} ms apart"
         )
-    gates = _gates(model, jnp.asarray(Vf), jnp.asarray(dt))
-    currents = {}
-    for key, channel in zip(model.channel_order, model.ordered_channels(), strict=True):
-        unit = channel
-        field = where_field(where, key)
-        if field is not None:
-            unit = eqx.tree_at(operator.attrgetter(field), channel, jnp.ones_like(getattr(channel, field)))
-        currents[key] = np.asarray(unit.current(jnp.asarray(Vf), gates))
-    drive = np.asarray(jax.vmap(lambda t: model.stimulus_density(protocol, t))(jnp.asarray(ts[:-1] + dt / 2))) * dt
+    midpoints = jnp.asarray(ts[:-1] + dt / 2)
+    currents, drive = _regressors(model, protocol, jnp.asarray(Vf), jnp.asarray(dt), midpoints, where)
+    currents = {k: np.asarray(c) for k, c in currents.items()}
+    drive = np.asarray(drive) * dt
     trapz = {k: 0.5 * (c[1:] + c[:-1]) * dt for k, c in currents.items()}
     fitted = list(where)
     b = float(model.C) * np.diff(Vf) - drive
@@ -117,6 +112,25 @@ def where_field(where: dict[str, tuple[str, str]], key: str) -> str | None:
         if channel == key:
             return field
     return None
+
+
+@eqx.filter_jit
+def _regressors(model, protocol, V, dt, midpoints, where):
+    """Each channel's current along the recording (fitted ones at unit conductance) and the stimulus at `midpoints`.
+
+    One compiled program: evaluated op by op, the gates' rates, scans and currents compiled about fifty small
+    programs, about 2 s before a fit's first step.
+    """
+    gates = _gates(model, V, dt)
+    currents = {}
+    for key, channel in zip(model.channel_order, model.ordered_channels(), strict=True):
+        unit = channel
+        field = where_field(where, key)
+        if field is not None:
+            unit = eqx.tree_at(operator.attrgetter(field), channel, jnp.ones_like(getattr(channel, field)))
+        currents[key] = unit.current(V, gates)
+    drive = jax.vmap(lambda t: model.stimulus_density(protocol, t))(midpoints)
+    return currents, drive
 
 
 def _gates(model, V, dt):

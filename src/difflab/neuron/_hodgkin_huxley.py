@@ -331,18 +331,8 @@ class HodgkinHuxley(AbstractModel):
         float when the cell's parameters are concrete (also inside `jit`), a traced scalar when they are traced
         (a fitted conductance). A batch of cells (parameters with a member axis) takes its stiffest member's step.
         """
-        with jax.ensure_compile_time_eval():
-            V = jnp.linspace(-100.0, 60.0, 161, dtype=self.C.dtype)
-            # one potential at a time: each rate keeps the shape of the cell's parameters (a batch of cells: one
-            # row of members per potential), so no array of a different rank meets them
-            rates = jax.vmap(self.gate_rates)(V)
-            fastest = _max_finite_rate(rates)  # a user's rate may be 0/0 at a grid point
-            reference = _max_finite_rate(hh_rates(V))
-            stiffness = jnp.max(self.max_conductance() / self.C) / (2 * HH_MAX_CONDUCTANCE)
-            ratio = jnp.maximum(fastest / reference, stiffness)
-            # a tolerance of 1e-6 keeps the squid axon at 6.3 °C (ratio 1 up to rounding) on 5/64
-            halvings = jnp.maximum(jnp.ceil(jnp.log2(ratio) - 1e-6), 0.0)
-            dt = DEFAULT_DT * 2.0**-halvings
+        with jax.ensure_compile_time_eval():  # concrete parameters: one compiled program, run at once
+            dt = _default_step(self)
         return float(dt) if is_concrete(dt) else dt
 
     def max_conductance(self) -> Array:
@@ -419,6 +409,22 @@ def _check_concentrations(
                     f"concentrations={{'ca': CaDynamics_E2()}}"
                 )
     return concentrations
+
+
+@eqx.filter_jit
+def _default_step(cell: HodgkinHuxley) -> Array:
+    """`HodgkinHuxley.default_dt0`'s rule as one program (evaluated op by op it compiled about twenty small ones)."""
+    V = jnp.linspace(-100.0, 60.0, 161, dtype=cell.C.dtype)
+    # one potential at a time: each rate keeps the shape of the cell's parameters (a batch of cells: one
+    # row of members per potential), so no array of a different rank meets them
+    rates = jax.vmap(cell.gate_rates)(V)
+    fastest = _max_finite_rate(rates)  # a user's rate may be 0/0 at a grid point
+    reference = _max_finite_rate(hh_rates(V))
+    stiffness = jnp.max(cell.max_conductance() / cell.C) / (2 * HH_MAX_CONDUCTANCE)
+    ratio = jnp.maximum(fastest / reference, stiffness)
+    # a tolerance of 1e-6 keeps the squid axon at 6.3 °C (ratio 1 up to rounding) on 5/64
+    halvings = jnp.maximum(jnp.ceil(jnp.log2(ratio) - 1e-6), 0.0)
+    return DEFAULT_DT * 2.0**-halvings
 
 
 def _max_finite_rate(rates: dict[str, tuple[Array, Array]]) -> Array:
