@@ -316,8 +316,11 @@ def _global_start(strategy, problem, fit, members, theta, starts):
         return theta, strategy
     estimated, reason, routine = linear_start(problem, fit, members, theta, starts)
     if estimated is not None:
-        own = np.asarray(_member_losses(problem, theta, members))
-        new = np.asarray(_member_losses(problem, estimated, members))
+        # compared at a resolution that serves both sets of starts, with the evaluation the fit compiles anyway
+        both = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), theta, estimated)
+        resolved = traced_tolerances(resolve_default_step(problem, both, jax.tree.map(lambda x: x[0], members[0])))
+        own = np.asarray(_evaluate(resolved, theta, members)[0])
+        new = np.asarray(_evaluate(resolved, estimated, members)[0])
         keep = np.isfinite(own) & ~(new <= own)  # a start that fits better than the estimate stays
         if not keep.any():
             return estimated, "linear"
@@ -332,12 +335,6 @@ def _global_start(strategy, problem, fit, members, theta, starts):
             stacklevel=3,
         )
     return theta, "multistart"
-
-
-@eqx.filter_jit
-def _member_losses(problem, theta, members):
-    """The loss of each member at `theta` (one forward solve each)."""
-    return jax.vmap(problem.objective)(theta, members)
 
 
 def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tuple[str, str], ...]]:
