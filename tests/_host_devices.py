@@ -8,8 +8,11 @@ from pathlib import Path
 
 
 def run_with_host_devices(script: Path, devices: int = 4) -> str:
-    """Run ``script`` with ``devices`` host CPU devices, rank promotion strict; assert a clean exit, return stdout."""
-    flags = f"--xla_force_host_platform_device_count={devices}"
+    """Run ``script`` with ``devices`` host CPU devices, rank promotion strict; assert a clean exit, return stdout.
+
+    The script compiles with the suite's own XLA flags (tests/conftest.py) plus the device count.
+    """
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices}".strip()
     return _run(script, {"XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu", "JAX_NUMPY_RANK_PROMOTION": "raise"})
 
 
