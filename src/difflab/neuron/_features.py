@@ -63,7 +63,7 @@ def firing_rate(
     threshold: float = 0.0,
 ) -> Array:
     """Spikes in `window = (t0, t1)` (ms, crossing time in `[t0, t1)`) per second (Hz)."""
-    count = spike_count(ts, V, threshold, window)
+    count = spike_count(ts, V, threshold, window).astype(jnp.asarray(V).dtype)  # a rate in V's float dtype
     return count * (1000.0 / (window[1] - window[0]))
 
 
