@@ -1,4 +1,4 @@
-"""Shared test configuration: float64, strict rank and dtype promotion, a compilation cache, fast
+"""Shared test configuration: float64, strict rank (and, by folder, dtype) promotion, a compilation cache, fast
 compiler flags, and files kept whole per worker.
 
 Most of the suite's time is XLA compilation. JAX's persistent compilation cache keeps compiled programs on disk, so
@@ -40,20 +40,22 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
 
 
-#: Every test runs with strict dtype promotion (a real never meets a complex number, an integer or a bool without an
-#: explicit cast) except in these folders. Complex × real mixing is where a float32 state was silently widened to
-#: complex128 (or a value lost its imaginary part), and an integer count times a float is where a float32 result
-#: became float64; the library casts explicitly, with the dtype taken from its inputs, and the tests hold it to that.
-#: `reflector` keeps JAX's standard promotion: its augmented-Lagrangian step runs optax's Adam, whose bias correction
-#: raises a float to its int32 step count.
-STANDARD_DTYPE_FOLDERS = frozenset({"reflector"})
+#: Test folders that run with strict dtype promotion: a real never meets a complex number, an integer or a bool
+#: without an explicit cast. Complex × real mixing is where a float32 state was silently widened to complex128 (or a
+#: value lost its imaginary part), and an integer count times a float is where a float32 result became float64; the
+#: library casts explicitly, with the dtype taken from its inputs, and these tests hold it to that. The other
+#: folders (neuron, calibration, bayes, reflector) run with JAX's standard promotion until they are checked.
+STRICT_DTYPE_FOLDERS = frozenset({
+    "quantum", "core", "solvers", "data", "datasets", "ensembles", "sensitivity", "plot", "cli", "validation", "layout",
+})  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
 def _dtype_promotion(request):
-    """Strict dtype promotion, or JAX's standard one for the tests of `STANDARD_DTYPE_FOLDERS`."""
-    folder = request.node.path.relative_to(Path(__file__).parent).parts[0]
-    with jax.numpy_dtype_promotion("standard" if folder in STANDARD_DTYPE_FOLDERS else "strict"):
+    """Strict dtype promotion for the tests of `STRICT_DTYPE_FOLDERS`, JAX's standard one elsewhere."""
+    parts = request.node.path.relative_to(Path(__file__).parent).parts
+    strict = len(parts) > 1 and parts[0] in STRICT_DTYPE_FOLDERS
+    with jax.numpy_dtype_promotion("strict" if strict else "standard"):
         yield
 
 

@@ -36,7 +36,7 @@ from difflab.neuron import (
 
 from . import _nmodl_sources as src
 
-V = jnp.arange(-1000, 501, dtype=float) / 10.0  # mV, exact decimals
+V = jnp.arange(-1000, 501) / 10.0  # mV, exact decimals
 GATES = np.linspace(0.05, 0.95, 7)
 # (source, library channel, {read gate: library gate}, celsius)
 PAIRS = {
