@@ -13,6 +13,7 @@ settings, so that the second reuses the first one's compiled program, and each t
 ``pytestmark = pytest.mark.xdist_group("name")`` and then run on the same worker.
 """
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -52,10 +53,11 @@ STRICT_DTYPE_FOLDERS = frozenset({
 
 @pytest.fixture(autouse=True)
 def _dtype_promotion(request):
-    """Strict dtype promotion for the tests of `STRICT_DTYPE_FOLDERS`, JAX's standard one elsewhere."""
+    """Strict dtype promotion for the tests of `STRICT_DTYPE_FOLDERS`; elsewhere JAX's configured one."""
     parts = request.node.path.relative_to(Path(__file__).parent).parts
     strict = len(parts) > 1 and parts[0] in STRICT_DTYPE_FOLDERS
-    with jax.numpy_dtype_promotion("strict" if strict else "standard"):
+    # elsewhere the promotion stays as configured (JAX_NUMPY_DTYPE_PROMOTION=strict then reaches those folders too)
+    with jax.numpy_dtype_promotion("strict") if strict else contextlib.nullcontext():
         yield
 
 

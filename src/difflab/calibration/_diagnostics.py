@@ -98,10 +98,9 @@ def traced_tolerances(problem):
     controller = _controller(problem, options)
     if not isinstance(controller, diffrax.PIDController):
         return problem
-    dtype = jnp.result_type(float)
-    as_array = lambda x: jnp.asarray(x, dtype=dtype)  # noqa: E731
+    # weakly typed, as the Python floats were: a float32 solve's error norm is not widened to float64
     options["stepsize_controller"] = eqx.tree_at(
-        lambda c: (c.rtol, c.atol), controller, (as_array(controller.rtol), as_array(controller.atol))
+        lambda c: (c.rtol, c.atol), controller, (jnp.asarray(controller.rtol), jnp.asarray(controller.atol))
     )
     return dataclasses.replace(problem, sim_options=options, step_resolved=True)
 
