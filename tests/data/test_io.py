@@ -52,7 +52,18 @@ def test_reads_are_checked(tmp_path):
         write_netcdf(_dataset(), tmp_path)
 
 
-def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, whatever the run started with: a suite started
+    in the background or with ``nohup`` ignores SIGINT. The handler found is put back afterwards."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch, python_sigint):
     import os
     import signal
 
@@ -76,7 +87,7 @@ def test_ctrl_c_during_a_write_finishes_the_file_first(tmp_path, monkeypatch):
     assert not list(tmp_path.glob(".*difflab-tmp"))
 
 
-def test_a_held_back_ctrl_c_is_never_dropped_and_reads_hold_it_back_too(tmp_path, monkeypatch):
+def test_a_held_back_ctrl_c_is_never_dropped_and_reads_hold_it_back_too(tmp_path, monkeypatch, python_sigint):
     """A Ctrl-C held back during a write that then fails, or during a read, still stops the program."""
     import os
     import signal
@@ -104,6 +115,38 @@ def test_a_held_back_ctrl_c_is_never_dropped_and_reads_hold_it_back_too(tmp_path
     with pytest.raises(KeyboardInterrupt):
         read_netcdf(tmp_path / "b.nc")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_held_back_ctrl_c_reaches_the_callers_own_handler_or_stays_ignored(tmp_path, monkeypatch):
+    """The signal held back during a write goes to the handler that was there before: a handler of the caller's
+    own is called once, and an ignored SIGINT (a background or ``nohup`` job) stays ignored, with the file written."""
+    import os
+    import signal
+
+    import xarray as xr
+
+    from difflab.data._netcdf import write_netcdf
+
+    original = xr.Dataset.to_netcdf
+
+    def interrupted(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", interrupted)
+    calls = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    try:
+        write_netcdf(xr.Dataset({"v": ("x", [1.0])}), tmp_path / "own.nc")
+        assert calls == [signal.SIGINT]
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        write_netcdf(xr.Dataset({"v": ("x", [2.0])}), tmp_path / "ignored.nc")
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    monkeypatch.undo()
+    assert xr.load_dataset(tmp_path / "ignored.nc")["v"].values.tolist() == [2.0]
+    assert xr.load_dataset(tmp_path / "own.nc")["v"].values.tolist() == [1.0]
 
 
 def test_written_files_follow_the_umask_and_stale_temporaries_are_removed(tmp_path):

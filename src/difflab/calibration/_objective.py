@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import optax
 import optimistix as optx
 
-from ..core.internal import AbstractModel, interp_rows, set_paths, simulate
+from ..core.internal import AbstractModel, interp_rows, optax_update, set_paths, simulate
 from ._losses import AbstractLoss
 from ._transforms import AbstractTransform
 
@@ -90,7 +90,7 @@ class OptaxAdapter(eqx.Module):
         """One update. Returns `(theta, state, loss at the incoming theta, done=False)`."""
         fn = lambda th: problem.objective(th, member, self.adjoint)  # noqa: E731
         loss, grad = jax.value_and_grad(fn)(theta)
-        updates, state = self.optimizer.update(grad, state, theta)
+        updates, state = optax_update(self.optimizer, grad, state, theta)
         return optax.apply_updates(theta, updates), state, loss, jnp.array(False)
 
 

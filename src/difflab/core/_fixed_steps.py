@@ -149,7 +149,8 @@ def scan_solve(
     terms = diffrax.ODETerm(vector_field)
     dtype = grid.dtype
     ts = np.asarray(ts, dtype)
-    y0 = jax.tree.map(lambda y: jnp.asarray(y, jnp.result_type(y, dtype)), y0)  # as diffrax promotes y0
+    with jax.numpy_dtype_promotion("standard"):  # as diffrax promotes y0: a float64 state on float32 times widens
+        y0 = jax.tree.map(lambda y: jnp.asarray(y, jnp.result_type(y, dtype)), y0)
     # saves at the start are the initial state; the steps own the rest (their indices start after them)
     lead = _n_initial(grid, ts)
     later = ts[lead:] if ts.shape[0] > lead else grid[-1:]

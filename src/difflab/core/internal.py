@@ -32,6 +32,7 @@ from ._deprecated import warn_moved as warn_moved
 from ._keys import check_key as check_key
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo
+from ._optax_update import optax_update as optax_update
 from ._optional import optional_module as optional_module
 from ._options import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._options import SOLVE_FIELDS as SOLVE_FIELDS

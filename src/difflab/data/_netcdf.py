@@ -101,10 +101,12 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def _interrupts_deferred():
-    """Hold SIGINT back while the block runs (main thread only), then raise KeyboardInterrupt if one came.
+    """Hold SIGINT back while the block runs (main thread only), then deliver it to the handler it was meant for.
 
-    A Ctrl-C held back is never dropped: it is raised when the block ends, also when the block ends in another
-    exception (which becomes its context), so that the program stops as the user asked.
+    A Ctrl-C held back is never dropped: when the block ends (also in another exception, which then becomes the
+    interrupt's context) the signal is raised again with the caller's handler back in place. Python's default
+    handler raises KeyboardInterrupt, so the program stops as the user asked; an ignored SIGINT (a job started with
+    ``nohup`` or in the background) stays ignored, and a handler of the caller's own is called as it would have been.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -116,7 +118,7 @@ def _interrupts_deferred():
     finally:
         signal.signal(signal.SIGINT, previous)
         if received:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
 
 
 def read_netcdf(path: str | os.PathLike, *, required: Mapping[str, str | None] | None = None) -> xr.Dataset:

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from ..core.internal import optax_update
 from ._fidelity import gate_fidelity
 from ._transmon import drag_pulses, subspace_propagator, transmon
 
@@ -50,10 +51,7 @@ def _infidelity(u, scale, anharmonicity, duration, sigma, target, levels):
 @eqx.filter_jit
 def _step(u, opt_state, optimizer, scale, args):
     loss, grad = jax.value_and_grad(_infidelity)(u, scale, *args)
-    # optax's own updates mix Python floats with its int32 step count: standard promotion there, whatever the
-    # caller's setting (the controls keep their dtype)
-    with jax.numpy_dtype_promotion("standard"):
-        updates, opt_state = optimizer.update(grad, opt_state)
+    updates, opt_state = optax_update(optimizer, grad, opt_state)
     return optax.apply_updates(u, updates), opt_state, loss
 
 

@@ -24,6 +24,7 @@ import numpy as np
 import optax
 from jaxtyping import ArrayLike
 
+from ..core.internal import optax_update
 from ._grape_checks import (
     check_bound,
     check_detunings,
@@ -81,9 +82,7 @@ def _step(params, state, problem: GateProblem, optimizer):
     def value_fn(p):
         return loss(p, problem)[0]
 
-    # optax mixes Python floats with its int32 counters: standard promotion there, whatever the caller's setting
-    with jax.numpy_dtype_promotion("standard"):
-        updates, state = optimizer.update(grad, state, params, value=value, grad=grad, value_fn=value_fn)
+    updates, state = optax_update(optimizer, grad, state, params, value=value, grad=grad, value_fn=value_fn)
     return optax.apply_updates(params, updates), state, value, infidelity
 
 

@@ -20,6 +20,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from ..core.internal import optax_update
+
 
 class AbstractConstrainedProblem(eqx.Module):
     """A problem min f(x) s.t. c(x) <= 0; x is any pytree of float arrays."""
@@ -52,7 +54,7 @@ def inner_minimise(problem, x, lam, rho, steps: int, learning_rate=None):
         def step(_, carry):
             x, state = carry
             value, grad = value_and_grad(x, state=state)
-            updates, state = opt.update(grad, state, x, value=value, grad=grad, value_fn=loss)
+            updates, state = optax_update(opt, grad, state, x, value=value, grad=grad, value_fn=loss)
             return optax.apply_updates(x, updates), state
 
     else:
@@ -61,7 +63,7 @@ def inner_minimise(problem, x, lam, rho, steps: int, learning_rate=None):
         def step(_, carry):
             x, state = carry
             grad = jax.grad(loss)(x)
-            updates, state = opt.update(grad, state, x)
+            updates, state = optax_update(opt, grad, state, x)
             return optax.apply_updates(x, updates), state
 
     x, _ = jax.lax.fori_loop(0, steps, step, (x, opt.init(x)))

@@ -27,6 +27,7 @@ import optax
 import xarray as xr
 from jaxtyping import Array
 
+from ...core.internal import optax_update
 from ._adjoint import Gradient, energy
 from ._circuit import Circuit
 from ._pauli import PauliSum
@@ -102,10 +103,7 @@ def _run(cost, optimizer, steps, params0):
             p, state = carry
             value, grad = jax.value_and_grad(cost)(p)
             # Line-search optimisers (optax.lbfgs) need the value and the function; others ignore them.
-            # optax's own updates mix Python floats with its int32 step count: standard promotion there, whatever
-            # the caller's setting (the parameters keep their dtype)
-            with jax.numpy_dtype_promotion("standard"):
-                updates, state = optimizer.update(grad, state, p, value=value, grad=grad, value_fn=cost)
+            updates, state = optax_update(optimizer, grad, state, p, value=value, grad=grad, value_fn=cost)
             return (optax.apply_updates(p, updates), state), value
 
         (p, _), values = jax.lax.scan(step, (p0, optimizer.init(p0)), None, length=steps)
