@@ -1,4 +1,4 @@
-"""Shared test configuration: float64, strict rank (and, by folder, dtype) promotion, a compilation cache, fast
+"""Shared test configuration: float64, strict rank and dtype promotion, a compilation cache, fast
 compiler flags, and files kept whole per worker.
 
 Most of the suite's time is XLA compilation. JAX's persistent compilation cache keeps compiled programs on disk, so
@@ -13,7 +13,6 @@ settings, so that the second reuses the first one's compiled program, and each t
 ``pytestmark = pytest.mark.xdist_group("name")`` and then run on the same worker.
 """
 
-import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -41,23 +40,18 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
 
 
-#: Test folders that run with strict dtype promotion: a real never meets a complex number, an integer or a bool
-#: without an explicit cast. Complex × real mixing is where a float32 state was silently widened to complex128 (or a
-#: value lost its imaginary part), and an integer count times a float is where a float32 result became float64; the
-#: library casts explicitly, with the dtype taken from its inputs, and these tests hold it to that. The other
-#: folders (neuron, calibration, bayes, reflector) run with JAX's standard promotion until they are checked.
-STRICT_DTYPE_FOLDERS = frozenset({
-    "quantum", "core", "solvers", "data", "datasets", "ensembles", "sensitivity", "plot", "cli", "validation", "layout",
-})  # fmt: skip
-
-
 @pytest.fixture(autouse=True)
-def _dtype_promotion(request):
-    """Strict dtype promotion for the tests of `STRICT_DTYPE_FOLDERS`; elsewhere JAX's configured one."""
-    parts = request.node.path.relative_to(Path(__file__).parent).parts
-    strict = len(parts) > 1 and parts[0] in STRICT_DTYPE_FOLDERS
-    # elsewhere the promotion stays as configured (JAX_NUMPY_DTYPE_PROMOTION=strict then reaches those folders too)
-    with jax.numpy_dtype_promotion("strict") if strict else contextlib.nullcontext():
+def _dtype_promotion():
+    """Strict dtype promotion in every test: a real never meets a complex number, an integer or a bool without an
+    explicit cast.
+
+    Complex × real mixing is where a float32 state was silently widened to complex128 (or a value lost its
+    imaginary part), and an integer count times a float is where a float32 result became float64; the library
+    casts explicitly, with the dtype taken from its inputs, and the tests hold it to that. Third-party code written
+    for standard promotion (optax's updates, blackjax's sampler) is run at standard promotion by the library
+    itself. The docs' code blocks are not under this fixture: they run as users run them, at JAX's default.
+    """
+    with jax.numpy_dtype_promotion("strict"):
         yield
 
 

@@ -55,7 +55,7 @@ def _train(tm, period, n):
         amplitude, state = tm.arrive(state, t[None], jnp.array([True]))
         return state, amplitude[0]
 
-    times = 5.0 + period * jnp.arange(n)
+    times = 5.0 + period * jnp.arange(n, dtype=jnp.float64)
     state, amplitudes = jax.lax.scan(arrive, TsodyksMarkram.initial_state(1, jnp.float64), times)
     return np.asarray(amplitudes), np.asarray(state[0])
 

@@ -144,7 +144,7 @@ def test_default_step_follows_the_gate_kinetics_with_temperature():
     np.testing.assert_array_equal(traced, [0.078125, 0.009765625])
 
     warm = cell.replace(celsius=20.0)
-    ts = jnp.arange(4801) * 0.025
+    ts = jnp.arange(4801, dtype=jnp.float64) * 0.025
     protocol = difflab.Step(10.0, 10.0, 110.0)
     ref = difflab.simulate(
         warm,

@@ -73,7 +73,8 @@ def test_node_tree_solve_derivatives_equal_a_dense_solves():
 
     grads = jax.grad(lambda *a: loss(tree.solve, *a), argnums=(0, 1, 2, 3))(*args)
     expected = jax.grad(lambda *a: loss(dense_solve, *a), argnums=(0, 1, 2, 3))(*args)
-    root_upper_free = np.asarray(parent) >= 0  # the root has no parent: its `upper` is not in the system
+    # the root has no parent: its `upper` is not in the system
+    root_upper_free = (np.asarray(parent) >= 0).astype(np.float64)
     for got, want, mask in zip(grads, expected, (1, root_upper_free, 1, 1), strict=True):
         np.testing.assert_allclose(np.asarray(got) * mask, np.asarray(want) * mask, rtol=1e-12, atol=1e-12)
     tangents = [jnp.asarray(rng.normal(size=(4, *a.shape))) for a in args]

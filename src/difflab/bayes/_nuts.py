@@ -21,12 +21,19 @@ def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: i
     unconstrained starts with a leading chain axis.
     """
     blackjax = optional_module("blackjax", "posterior", "posterior()")
+    # blackjax's own arithmetic mixes Python numbers with bools and int32 counters, which strict dtype promotion
+    # refuses: the sampler runs at standard promotion, and the model's log density at the caller's setting
+    promotion = jax.config.jax_numpy_dtype_promotion  # type: ignore[attr-defined]  # a flag read as JAX documents
+
+    def caller_density(position):
+        with jax.numpy_dtype_promotion(promotion):
+            return density(position)
 
     def chain(key, start):
         adapt_key, draw_key = jax.random.split(key)
-        adaptation = blackjax.window_adaptation(blackjax.nuts, density)
+        adaptation = blackjax.window_adaptation(blackjax.nuts, caller_density)
         (state, parameters), _ = adaptation.run(adapt_key, start, num_steps=warmup)
-        kernel = blackjax.nuts(density, **parameters).step
+        kernel = blackjax.nuts(caller_density, **parameters).step
 
         def one(state, step_key):
             state, info = kernel(step_key, state)
@@ -35,4 +42,5 @@ def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: i
         _, (positions, divergent) = jax.lax.scan(one, state, jax.random.split(draw_key, draws))
         return positions, divergent, parameters["step_size"]
 
-    return jax.vmap(chain)(keys, starts)
+    with jax.numpy_dtype_promotion("standard"):
+        return jax.vmap(chain)(keys, starts)

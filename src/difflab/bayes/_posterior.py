@@ -173,8 +173,9 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
         dims = ("chain", "draw", *[f"{name}_dim_{i}" for i in range(x.ndim - 2)])
         attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"posterior draws of {name} ({path})"}
         variables[name] = xr.Variable(dims, x, attrs)
-        rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))))
-        ess.append(float(np.min(diagnostics.ess_bulk(x))))
+        with jax.numpy_dtype_promotion("standard"):  # blackjax's ranks mix Python floats with integer counts
+            rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))))
+            ess.append(float(np.min(diagnostics.ess_bulk(x))))
     names = [name for name, _ in problem.paths]
     variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
     variables["ess_bulk"] = xr.Variable("parameter", np.array(ess), {"long_name": "bulk effective sample size"})

@@ -133,8 +133,9 @@ class FiringRate(AbstractLoss):
     def __call__(self, pred, data, mask):
         name = self.variable
         filled = jnp.where(mask[name], data[name], -jnp.inf)
-        observed = jnp.sum(upward_crossings(jnp.arange(filled.shape[-1]), filled, self.threshold)[0])
         predicted = soft_crossing_count(pred[name], self.threshold, self.width)
+        up = upward_crossings(jnp.arange(filled.shape[-1]), filled, self.threshold)[0]
+        observed = jnp.sum(up, axis=-1, dtype=predicted.dtype)  # a count, in the prediction's float dtype
         return ((predicted - observed) / self.duration) ** 2
 
 

@@ -158,7 +158,9 @@ class CellNetworkRushLarsenCN(AbstractVoltageStepSolver):
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
         net, protocol = args
         reach, V_prev, h_prev, axial0, count = solver_state
-        h = t1 - t0
+        # the step, and its start for the stimulus, in the state's dtype: a float64 state may run on float32 times
+        # (the state is widened to the times' dtype, never narrowed, so this cast is exact)
+        t0, h = jnp.asarray(t0, V_prev.dtype), jnp.asarray(t1 - t0, V_prev.dtype)
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
         y1, err, (ya, yb, k0, k1), crossed, axial1 = cell_network_step(net, protocol, t0, h, y0, V_prev, h_prev,
                                                                        axial0)  # fmt: skip

@@ -286,7 +286,9 @@ class AbstractVoltageStepSolver(AbstractSolver):
     def step(self, terms, t0, t1, y0, args, solver_state, made_jump):
         model, protocol = args
         V_prev, h_prev = solver_state
-        h = t1 - t0
+        # the step, and its start for the stimulus, in the state's dtype: a float64 state may run on float32 times
+        # (the state is widened to the times' dtype, never narrowed, so this cast is exact)
+        t0, h = jnp.asarray(t0, V_prev.dtype), jnp.asarray(t1 - t0, V_prev.dtype)
         # after a discontinuity the previous potential is not on the same smooth branch
         h_prev = jnp.where(made_jump, jnp.zeros_like(h_prev), h_prev)
         y1, err, (ya, yb, k0, k1) = self.advance(model, protocol, t0, h, y0, V_prev, h_prev)

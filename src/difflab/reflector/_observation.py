@@ -50,12 +50,12 @@ def _observables(geometry, target, e, t, panels, n: int):
     s = sky_track(target.s0, t)
     u = target(t)
     inside = axis_distance(geometry.nodes, s) <= APERTURE_RADIUS
-    rms = jnp.sqrt(jnp.sum(jnp.where(inside, (e - u) ** 2, 0.0)) / jnp.sum(inside))
+    rms = jnp.sqrt(jnp.sum(jnp.where(inside, (e - u) ** 2, 0.0)) / jnp.sum(inside, dtype=e.dtype))
     strain = jnp.abs(edge_strain(geometry, e))
     v = node_positions(geometry, e)[geometry.panels[panels]]
     pointing = _PointingLike(s, feed_position(s, geometry.radius))
     frac = panel_hit_fraction(v, pointing, geometry.radius, n=n)
-    weight = projected_area(v, s) * jnp.all(inside[geometry.panels[panels]], axis=1)
+    weight = jnp.where(jnp.all(inside[geometry.panels[panels]], axis=1), projected_area(v, s), 0.0)
     eta = jnp.sum(weight * frac) / jnp.sum(weight)
     return rms, jnp.max(jnp.abs(e - u)), MAX_STRAIN - jnp.max(strain), jnp.sum(strain > MAX_STRAIN), eta
 
