@@ -46,6 +46,8 @@ from ._rabi_fit import measure_rabi as measure_rabi
 from ._rabi_fit import rabi_summary as rabi_summary
 from ._readout import Readout as Readout
 from ._schrodinger import SchrodingerModel as SchrodingerModel
+from ._smesolve import smesolve as smesolve
+from ._smesolve_result import SMEResult as SMEResult
 from ._solve import solve_model as solve_model
 from ._standard_operators import create as create
 from ._standard_operators import destroy as destroy

@@ -2,7 +2,7 @@
 
 QuTiP is optional (`pip install difflab[qutip]`): only `to_qutip` imports it. A `Qobj` is recognised by its
 interface (`full()` and `dims`), so `from_qutip` and the entry points (`sesolve`, `mesolve`, the propagators,
-`steadystate`, `mcsolve`) convert one without importing QuTiP. Shapes follow difflab: a ket becomes (n,), an
+`steadystate`, `mcsolve`, `smesolve`) convert one without importing QuTiP. Shapes follow difflab: a ket becomes (n,), an
 operator or density matrix (n, n), a superoperator ($n^2$, $n^2$) in QuTiP's column-stacking convention (the same
 as `mepropagator`'s). The tensor structure (`dims`) is checked where two `Qobj`s meet, then dropped.
 """

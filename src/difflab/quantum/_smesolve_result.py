@@ -1,0 +1,77 @@
+r"""`SMEResult`: what `smesolve` returns, and its labelled xarray Dataset."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import numpy as np
+import xarray as xr
+from jaxtyping import Array, Complex, Float
+
+from ..core.internal import package_version
+
+
+class SMEResult(eqx.Module):
+    r"""Trajectory averages of a homodyne unravelling, their standard errors and the measurement records (a pytree).
+
+    Attributes:
+        ts: save times (time,), `time_units`.
+        expects: mean $\langle E_m\rangle(t)$ over trajectories, complex (time, observable).
+        expects_stderr: standard error of that mean, $s/\sqrt{N}$: real part for the real part, imaginary for the
+            imaginary.
+        trajectory_expects: every trajectory's values, complex (trajectory, time, observable).
+        currents: the measurement currents $J_m = (Y_m(t_{i+1}) - Y_m(t_i))/(t_{i+1} - t_i)$ averaged over each bin
+            between consecutive save times, real (trajectory, bin, measured), in $1/\sqrt{\text{time\_units}}$.
+        final_state: $\rho(t_\text{end})$ averaged over trajectories (n, n): the master equation's state, up to the
+            sampling error and the step's bias.
+        etas: the efficiencies $\eta_m$ of the measured channels (measured,).
+        measured: the indices into `jump_ops` of the measured operators (static).
+        names: the names of the observables, from `exp_ops` (static).
+        time_units: "ns" or "us" (static).
+    """
+
+    ts: Float[Array, " time"]
+    expects: Complex[Array, "time observable"]
+    expects_stderr: Complex[Array, "time observable"]
+    trajectory_expects: Complex[Array, "trajectory time observable"]
+    currents: Float[Array, "trajectory bin measured"]
+    final_state: Complex[Array, "n n"]
+    etas: Float[Array, " measured"]
+    measured: tuple[int, ...] = eqx.field(static=True)
+    names: tuple[str, ...] = eqx.field(static=True)
+    time_units: str = eqx.field(static=True)
+
+    def to_xarray(self) -> xr.Dataset:
+        """Dataset: `expect`, `expect_stderr` (time, observable), `current` (trajectory, bin, measured); attrs."""
+        mean, err = np.asarray(self.expects), np.asarray(self.expects_stderr)
+        ts = np.asarray(self.ts)
+        unit = {"units": "1"}
+        current_units = f"1/sqrt({self.time_units})"
+        data = {
+            "expect": (("time", "observable"), mean.real, {**unit, "long_name": "trajectory mean"}),
+            "expect_stderr": (("time", "observable"), err.real, {**unit, "long_name": "standard error of the mean"}),
+            "current": (
+                ("trajectory", "bin", "measured"),
+                np.asarray(self.currents),
+                {"units": current_units, "long_name": "homodyne current averaged over the bin"},
+            ),
+        }
+        if np.any(mean.imag != 0):
+            data["expect_imag"] = (("time", "observable"), mean.imag, unit)
+            data["expect_imag_stderr"] = (("time", "observable"), err.imag, unit)
+        coords = {
+            "time": ("time", ts, {"units": self.time_units}),
+            "observable": list(self.names),
+            "bin_start": ("bin", ts[:-1], {"units": self.time_units}),
+            "bin_end": ("bin", ts[1:], {"units": self.time_units}),
+            "measured": ("measured", list(self.measured), {"long_name": "index into jump_ops"}),
+            "eta": ("measured", np.asarray(self.etas), {"units": "1", "long_name": "detection efficiency"}),
+        }
+        attrs = {
+            "equation": "stochastic master equation, homodyne (diffusive) unravelling, Ito",
+            "ntraj": int(np.shape(self.currents)[0]),
+            "hbar": "1",
+            "time_units": self.time_units,
+            "frequency_units": f"rad/{self.time_units} (angular frequencies)",
+            **{f"{dist}_version": package_version(dist) for dist in ("difflab", "jax", "diffrax")},
+        }
+        return xr.Dataset(data, coords=coords, attrs=attrs)
