@@ -275,3 +275,32 @@ def _(ctx):
 def _(ctx):
     q = _q()
     return q.sesolve(q.sigmaz(), q.basis(2, 0), np.linspace(0, 1, 5), drives=[(np.nan, q.sigmax())])
+
+
+def _homodyne(**change):
+    import jax
+
+    q = _q()
+    args = dict(H=np.asarray(q.sigmax()), rho0=q.basis(2, 0), ts=np.linspace(0, 1, 5),
+                jump_ops=[np.asarray(q.sigmam())], ntraj=4, key=jax.random.key(0), dt0=0.05)  # fmt: skip
+    return q.smesolve(**{**args, **change})
+
+
+@case("q.smesolve-nan-jump", "1", r"jump_ops\[0\] must be finite")
+def _(ctx):
+    return _homodyne(jump_ops=[np.array([[0.0, np.nan], [0.0, 0.0]])])
+
+
+@case("q.smesolve-eta-above-one", "10", r"etas must lie in \[0, 1\]")
+def _(ctx):
+    return _homodyne(etas=1.5)
+
+
+@case("q.smesolve-ntraj-zero", "10", r"ntraj must be an integer >= 1; got 0")
+def _(ctx):
+    return _homodyne(ntraj=0)
+
+
+@case("q.smesolve-measured-out-of-range", "10", r"measured holds 3, which is not an index of jump_ops")
+def _(ctx):
+    return _homodyne(measured=[3])
