@@ -107,6 +107,9 @@ def run(h, secs):
     cvode.active(1)
     cvode.atol(TOL)
     cvode.rtol(TOL)
+    # threshold crossings interpolated inside the integrator's step: NEURON's default (condition_order 1) dates a
+    # crossing at the end of the step in which it happened
+    cvode.condition_order(2)
     h.celsius = CELSIUS
     h.finitialize(V_INIT)
     times = np.round(np.arange(0.0, TSTOP + DT_OUT / 2, DT_OUT), 10)
@@ -161,7 +164,8 @@ def main() -> None:
         "simulator": f"NEURON {neuron.__version__}",
         "celsius": CELSIUS,
         "v_init": V_INIT,
-        "integrator": f"global CVODE, atol = rtol = {TOL:g}; samples via CVode.solve(t)",
+        "integrator": f"global CVODE, atol = rtol = {TOL:g}, condition_order 2 (threshold crossings interpolated); "
+                      "samples via CVode.solve(t)",
         "source": "BluePyOpt examples/l5pc/mechanisms (Hay et al. 2011, ModelDB 139653), commit " + args.commit,
         "mod_sha256": "; ".join(f"{k} {v}" for k, v in hashes.items()),
         "sections": f"name: (parent, parent_x, L um, diam um, nseg) {SECTIONS}",

@@ -180,6 +180,9 @@ def _cvode(h):
     cvode.active(1)
     cvode.atol(TOL)
     cvode.rtol(TOL)
+    # threshold crossings interpolated inside the integrator's step (the current clamp's spike times): NEURON's
+    # default (condition_order 1) dates a crossing at the end of the step in which it happened
+    cvode.condition_order(2)
     return cvode
 
 
@@ -208,7 +211,8 @@ def main() -> None:
     ds.attrs = {
         "simulator": f"NEURON {neuron.__version__}",
         "celsius": CELSIUS,
-        "integrator": f"global CVODE, atol = rtol = {TOL:g}; samples via CVode.solve(t)",
+        "integrator": f"global CVODE, atol = rtol = {TOL:g}, condition_order 2 (threshold crossings interpolated); "
+                      "samples via CVode.solve(t)",
         "source": "BluePyOpt examples/l5pc/mechanisms (Hay et al. 2011, ModelDB 139653), commit " + args.commit,
         "mod_sha256": "; ".join(f"{k} {v}" for k, v in hashes.items()),
         "mod_patch": "one added line per file: RANGE of its ASSIGNED xInf/xTau variables (equations unchanged)",
