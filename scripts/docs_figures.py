@@ -1,11 +1,12 @@
-"""Figures of docs/plotting.md, drawn by running the page's own code blocks (so the pictures are what the blocks
-make), and reused by the pages of the topics they show (hh.md, calibration.md, sweeps.md, quantum.md).
+"""Figures of the docs drawn by difflab.plot, made by running the pages' own code blocks (so the pictures are what
+the blocks make): docs/plotting.md's (reused by hh.md, calibration.md and quantum.md), the posterior of
+docs/posterior.md and the Sobol' indices of docs/sensitivity.md.
 
-    python scripts/docs_figures.py      # writes docs/img/plotting_*.png (about a minute on two CPU cores)
+    python scripts/docs_figures.py      # writes the docs/img/*.png named below (about three minutes on two cores)
 
 Each block named below is run in a fresh namespace and a temporary folder, as the docs tests run it; every figure
 it makes (difflab.plot makes `Figure`s without pyplot, so they are collected as they are created) is saved as
-`plotting_<name>.png`, or `plotting_<name>_<k>.png` when it makes several, in the order they were made.
+`<name>.png`, or `<name>_<k>.png` when it makes several, in the order they were made.
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ from matplotlib.figure import Figure
 matplotlib.use("Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = ROOT / "docs" / "plotting.md"
-OUT = ROOT / "docs" / "img"
-#: section heading of docs/plotting.md -> figure name
-SECTIONS = {
-    "Trajectories": "trajectory",
-    "Calibration": "calibration",
-    "Sweeps": "sweep",
-    "F–I curves": "fi_curve",
-    "Quantum states": "quantum",
+DOCS = ROOT / "docs"
+OUT = DOCS / "img"
+#: (page, section heading) -> figure name; the section's first Python block draws the figure
+FIGURES = {
+    ("plotting.md", "Trajectories"): "plotting_trajectory",
+    ("plotting.md", "Calibration"): "plotting_calibration",
+    ("plotting.md", "Sweeps"): "plotting_sweep",
+    ("plotting.md", "F–I curves"): "plotting_fi_curve",
+    ("plotting.md", "Quantum states"): "plotting_quantum",
+    ("posterior.md", "A straight line (exact posterior known)"): "posterior_line",
+    ("sensitivity.md", "Sobol' indices"): "sensitivity_sobol",
 }
 
 
@@ -62,12 +65,12 @@ def figures_made():
 
 
 def main() -> None:
-    blocks = blocks_by_section(PAGE.read_text(encoding="utf-8"))
-    for title, name in SECTIONS.items():
+    for (page, title), name in FIGURES.items():
+        block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title]
         with tempfile.TemporaryDirectory() as folder, figures_made() as figures, contextlib.chdir(folder):
-            exec(compile(blocks[title], f"{PAGE.name}: {title}", "exec"), {"__name__": "__docs__"})
+            exec(compile(block, f"{page}: {title}", "exec"), {"__name__": "__docs__"})
         for k, fig in enumerate(figures, start=1):
-            path = OUT / (f"plotting_{name}.png" if len(figures) == 1 else f"plotting_{name}_{k}.png")
+            path = OUT / (f"{name}.png" if len(figures) == 1 else f"{name}_{k}.png")
             fig.savefig(path, dpi=100, bbox_inches="tight")
             print(f"wrote {path.relative_to(ROOT)}")
 

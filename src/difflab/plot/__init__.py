@@ -1,4 +1,4 @@
-"""Plots one call away: fits, sweeps, sensitivities, F–I curves, cells, the reflector, quantum states, circuits.
+"""Plots one call away: fits, posteriors, sweeps, sensitivities, F–I curves, cells, reflector, quantum, circuits.
 
 Every function draws into a matplotlib `Axes` (or `Figure`) passed as `ax=` / `fig=`, or into a new one, and
 returns it; axes are labelled with names and units read from the data's `units` attributes. matplotlib is imported
@@ -16,6 +16,7 @@ from ._overlay import REFERENCE_STYLE as REFERENCE_STYLE
 from ._overlay import overlay as overlay
 from ._overlay import png_base64 as png_base64
 from ._phase_space import wigner as wigner
+from ._posterior import posterior as posterior
 from ._quantum import bloch as bloch
 from ._quantum import populations as populations
 from ._reflector import reflector as reflector
