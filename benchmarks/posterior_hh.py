@@ -1,0 +1,77 @@
+"""The posterior of the squid axon's conductances from a 300 ms recording: convergence, cost and coverage.
+
+Data: datasets/hh/hh_ou_hold.nc (NEURON 9, Ornstein–Uhlenbeck current held over 0.025 ms samples), its first
+300 ms (17 spikes) plus 1 mV Gaussian noise of seed s, exactly as `calibration_global.py` fits it. For each seed:
+`calibrate` (the default strategy, 20 steps) with gNa, gK, gL in Bounded(50, 200), Bounded(10, 80),
+Bounded(0.05, 1), then `posterior` from that fit (4 chains, 500 warm-up steps and 500 draws each, σ estimated
+from the fit's residuals, uniform priors on the bounds). Reported per seed: the wall time of the fit and of the
+sampling (the first seed's includes compilation; later seeds reuse the compiled sampler), the worst R-hat and bulk
+ESS, the divergences, and whether each 95 % central credible interval holds the true value.
+
+    python benchmarks/posterior_hh.py [seeds]      # seeds 1..seeds (default 20); one row per seed as it finishes
+"""
+
+import sys
+import time
+import warnings
+
+import jax
+import numpy as np
+
+import difflab
+from difflab.neuron import HodgkinHuxley
+
+TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
+BOUNDS = {"gNa": difflab.Bounded(50.0, 200.0), "gK": difflab.Bounded(10.0, 80.0), "gL": difflab.Bounded(0.05, 1.0)}
+CHAINS, WARMUP, DRAWS = 4, 500, 500
+
+
+def recording(seed: int, t_end: float = 300.0, noise: float = 1.0):
+    ref = difflab.datasets.load("hh/hh_ou_hold").sel(time=slice(0.0, t_end))
+    ts = ref.time.values
+    V = ref.V.values + noise * np.random.default_rng(seed).normal(0.0, 1.0, ts.size)
+    return difflab.Sampled(ts, ref.I_stim.values), {"time": ts, "V": V}
+
+
+def one_seed(seed: int) -> dict:
+    protocol, data = recording(seed)
+    model = HodgkinHuxley.squid_axon()
+    t0 = time.perf_counter()
+    fit = difflab.calibrate(model, protocol, data, params=BOUNDS, steps=20, run=difflab.RunOptions(progress=False))
+    t1 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit, chains=CHAINS, warmup=WARMUP,
+                                 draws=DRAWS, key=jax.random.key(seed))  # fmt: skip
+    t2 = time.perf_counter()
+    covered = {}
+    for name, true in TRUE.items():
+        low, high = np.quantile(post[name].values.ravel(), [0.025, 0.975])
+        covered[name] = bool(low <= true <= high)
+    return {
+        "seed": seed, "fit_s": t1 - t0, "sample_s": t2 - t1, "rhat": float(post["rhat"].max()),
+        "ess": float(post["ess_bulk"].min()), "divergences": int(post.attrs["divergences"]),
+        "noise": float(post.attrs["noise"]), "covered": covered, "warnings": len(caught),
+        "means": {n: float(post[n].mean()) for n in TRUE}, "sds": {n: float(post[n].std()) for n in TRUE},
+    }  # fmt: skip
+
+
+def main(seeds: int) -> None:
+    print(f"jax {jax.__version__}, difflab {difflab.__version__}; {CHAINS} chains x ({WARMUP} warm-up + {DRAWS} draws)")
+    print("| seed | fit (s) | sampling (s) | max R-hat | min bulk ESS | divergences | σ̂ (mV) | gNa | gK | gL | "
+          "95 % intervals holding the truth |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    held = {n: 0 for n in TRUE}
+    for seed in range(1, seeds + 1):
+        r = one_seed(seed)
+        for n in TRUE:
+            held[n] += r["covered"][n]
+        cells = " | ".join(f"{r['means'][n]:.4g} ± {r['sds'][n]:.2g}" for n in TRUE)
+        hits = ", ".join(n for n in TRUE if r["covered"][n]) or "none"
+        print(f"| {seed} | {r['fit_s']:.0f} | {r['sample_s']:.0f} | {r['rhat']:.4f} | {r['ess']:.0f} | "
+              f"{r['divergences']} | {r['noise']:.3f} | {cells} | {hits} |", flush=True)  # fmt: skip
+    print("intervals holding the truth over", seeds, "seeds:", ", ".join(f"{n} {held[n]}" for n in TRUE))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
