@@ -165,7 +165,7 @@ def main() -> None:
         "celsius": CELSIUS,
         "v_init": V_INIT,
         "integrator": f"global CVODE, atol = rtol = {TOL:g}, condition_order 2 (threshold crossings interpolated); "
-                      "samples via CVode.solve(t)",
+        "samples via CVode.solve(t)",
         "source": "BluePyOpt examples/l5pc/mechanisms (Hay et al. 2011, ModelDB 139653), commit " + args.commit,
         "mod_sha256": "; ".join(f"{k} {v}" for k, v in hashes.items()),
         "sections": f"name: (parent, parent_x, L um, diam um, nseg) {SECTIONS}",

@@ -212,7 +212,7 @@ def main() -> None:
         "simulator": f"NEURON {neuron.__version__}",
         "celsius": CELSIUS,
         "integrator": f"global CVODE, atol = rtol = {TOL:g}, condition_order 2 (threshold crossings interpolated); "
-                      "samples via CVode.solve(t)",
+        "samples via CVode.solve(t)",
         "source": "BluePyOpt examples/l5pc/mechanisms (Hay et al. 2011, ModelDB 139653), commit " + args.commit,
         "mod_sha256": "; ".join(f"{k} {v}" for k, v in hashes.items()),
         "mod_patch": "one added line per file: RANGE of its ASSIGNED xInf/xTau variables (equations unchanged)",
