@@ -24,6 +24,7 @@ from ._channels import TwoQubitDepolarizing as TwoQubitDepolarizing
 from ._chemistry import h2_vqe_curve as h2_vqe_curve
 from ._circuit import Circuit as Circuit
 from ._circuit import zero_state as zero_state
+from ._fermion import FermionSum as FermionSum
 from ._gates import AbstractGate as AbstractGate
 from ._gates import Controlled as Controlled
 from ._gates import Gate as Gate
@@ -37,12 +38,20 @@ from ._hamiltonians import h2_hamiltonian as h2_hamiltonian
 from ._hamiltonians import maxcut_brute_force as maxcut_brute_force
 from ._hamiltonians import maxcut_hamiltonian as maxcut_hamiltonian
 from ._hamiltonians import tfim_hamiltonian as tfim_hamiltonian
+from ._jordan_wigner import jordan_wigner as jordan_wigner
+from ._jordan_wigner import jordan_wigner_matrix as jordan_wigner_matrix
 from ._matrix_observables import Hermitian as Hermitian
 from ._matrix_observables import Projector as Projector
 from ._measure import probabilities as probabilities
 from ._measure import sample as sample
 from ._midcircuit import Conditional as Conditional
 from ._midcircuit import Measure as Measure
+from ._molecular import fermionic_hamiltonian as fermionic_hamiltonian
+from ._molecular import molecular_hamiltonian as molecular_hamiltonian
+from ._molecules import MolecularIntegrals as MolecularIntegrals
+from ._molecules import molecular_integrals as molecular_integrals
+from ._molecules import molecule_data as molecule_data
+from ._molecules import pyscf_integrals as pyscf_integrals
 from ._optimize import VariationalResult as VariationalResult
 from ._optimize import minimize as minimize
 from ._optimize import vqe as vqe
@@ -55,6 +64,7 @@ from ._relaxation import ThermalRelaxation as ThermalRelaxation
 from ._results import measure as measure
 from ._sampled import SampledEstimate as SampledEstimate
 from ._sampled import ShotRecord as ShotRecord
+from ._sector import fci_energy as fci_energy
 from ._shots import ShotEstimate as ShotEstimate
 from ._shots import estimate_expectation as estimate_expectation
 from ._shots import qubitwise_groups as qubitwise_groups
@@ -89,6 +99,9 @@ from ._standard_gates import X as X
 from ._standard_gates import Y as Y
 from ._standard_gates import Z as Z
 from ._u3 import U3 as U3
+from ._uccsd import excitations as excitations
+from ._uccsd import hartree_fock_state as hartree_fock_state
+from ._uccsd import uccsd as uccsd
 
 
 def __getattr__(name: str):
