@@ -8,6 +8,8 @@ frequencies in rad per time unit; jump operators carry the square root of a rate
 from . import _validation as _validation
 from . import circuits as circuits
 from ._batching import Batching as Batching
+from ._channel_fidelity import channel_fidelity as channel_fidelity
+from ._channel_fidelity import channel_leakage as channel_leakage
 from ._control import X_GATE as X_GATE
 from ._control import optimize_drag as optimize_drag
 from ._dataset import QuantumResult as QuantumResult
@@ -29,6 +31,7 @@ from ._operator import dense as dense
 from ._operator import dia as dia
 from ._phase_space import qfunc as qfunc
 from ._phase_space import wigner as wigner
+from ._piecewise_channel import piecewise_channel as piecewise_channel
 from ._piecewise_controls import PiecewiseControls as PiecewiseControls
 from ._piecewise_controls import piecewise_propagator as piecewise_propagator
 from ._propagator import PropagatorResult as PropagatorResult

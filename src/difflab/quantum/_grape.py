@@ -5,8 +5,10 @@ time $T$; the propagator is the exact product of the slices' exponentials (`piec
 gradient of the average gate fidelity with respect to every $u_{kj}$ is exact (reverse mode through `expm`).
 GRAPE: Khaneja et al., J. Magn. Reson. 172, 296 (2005); with L-BFGS: de Fouquières et al., J. Magn. Reson.
 212, 412 (2011). The objective, the amplitude bound (a tanh) and the slew-rate bound (a walk of bounded steps; both
-exact by construction, no penalty) are in `_grape_objective`. Units: ħ = 1, time in ns, $H_0$ and the amplitudes
-in rad/ns, the slew rate in rad/ns², the control operators dimensionless.
+exact by construction, no penalty) are in `_grape_objective`. With `jump_ops` the slices' propagators are the
+superoperators $e^{\mathcal{L}_j \Delta t}$ of the Lindblad generator and the figures those of the channel
+(`_piecewise_channel`, `_channel_fidelity`). Units: ħ = 1, time in ns, $H_0$ and the amplitudes in rad/ns, the slew
+rate in rad/ns², the control operators dimensionless, decay rates in 1/ns.
 QuTiP: `qutip_qtrl.pulseoptim.optimize_pulse_unitary` / `qutip_qoc.optimize_pulses` (GRAPE); dynamiqs: gradients
 through `dq.sesolve` with `dq.pwc` drives.
 """
@@ -25,6 +27,7 @@ import optax
 from jaxtyping import ArrayLike
 
 from ..core.internal import optax_update
+from ._checks import check_hermitian
 from ._grape_checks import (
     check_bound,
     check_detunings,
@@ -36,12 +39,13 @@ from ._grape_checks import (
 )
 from ._grape_objective import GateProblem, amplitudes, figures, loss, parameters_of
 from ._grape_result import GateOptimization
+from ._piecewise_channel import check_jump_operators, dissipator
 from ._piecewise_controls import check_control_system
 
 
 @dataclass(frozen=True)
 class GrapeOptions:
-    """How `optimize_gate` runs.
+    r"""How `optimize_gate` runs.
 
     Attributes:
         steps: the most optimiser steps.
@@ -50,6 +54,9 @@ class GrapeOptions:
         optimizer: an optax transformation; default `optax.lbfgs()` (with its zoom line search). Adam
             (`optax.adam(0.05)`) works too: the parameters are of order one.
         seed: of the random initial guess (used when `optimize_gate` gets no `initial`).
+        detuning_operator: $N$ (n, n), Hermitian, of the robust ensemble $H_0 + \delta_e N$ (`optimize_gate`'s
+            `detunings`); default None: diag(0, 1, ..., n − 1), the number operator of one transmon (pass e.g.
+            $n_1 + n_2$ for two).
     """
 
     steps: int = 500
@@ -57,6 +64,7 @@ class GrapeOptions:
     leakage_weight: float = 1.0
     optimizer: optax.GradientTransformation | None = None
     seed: int = 0
+    detuning_operator: ArrayLike | None = None
 
     def __post_init__(self):
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
@@ -64,6 +72,8 @@ class GrapeOptions:
         check_positive_scalar(self.tol, "GrapeOptions.tol", "dimensionless")
         if not (np.ndim(self.leakage_weight) == 0 and 0 <= float(self.leakage_weight) < np.inf):
             raise ValueError(f"GrapeOptions.leakage_weight must be finite and >= 0; got {self.leakage_weight!r}")
+        if self.detuning_operator is not None:
+            check_hermitian(self.detuning_operator, "GrapeOptions.detuning_operator")
 
 
 @functools.cache  # one wrapped optimiser per optimiser: a new closure would recompile `_step` on every call
@@ -120,7 +130,7 @@ def optimize_gate(
     u_max: float | ArrayLike | None = None,
     slew_rate: float | ArrayLike | None = None,
     detunings: ArrayLike | None = None,
-    detuning_operator: ArrayLike | None = None,
+    jump_ops: Sequence = (),
     initial: ArrayLike | None = None,
     options: GrapeOptions | None = None,
 ) -> GateOptimization:
@@ -139,16 +149,18 @@ def optimize_gate(
         slew_rate: slew bound (rad/ns²), a number or one per control: $|u_{k,j+1} - u_{kj}| < \sigma_k \Delta t$
             exactly, by a parametrisation (a walk of tanh-bounded steps; `_grape_objective`), not a penalty.
         detunings: a robust ensemble: the loss is averaged over $H_0 + \delta_e N$ for these $\delta_e$ (rad/ns),
-            vmapped.
-        detuning_operator: $N$ (n, n), Hermitian; default diag(0, 1, ..., n − 1), the number operator of one
-            transmon (pass e.g. $n_1 + n_2$ for two).
+            vmapped ($N$: `GrapeOptions.detuning_operator`, by default the transmon's number operator).
+        jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$ (n, n), rates $\gamma_k$ in 1/ns, as in `mesolve`:
+            the gate is then the channel of the Lindblad equation (a product of $n^2 \times n^2$ slice
+            superoperators) and the fidelity and leakage are the channel's. Default none: the unitary.
         initial: initial amplitudes (n_controls, slices), rad/ns, within the bounds, or a `PiecewiseControls` on
             the same grid; default random (`GrapeOptions.seed`).
-        options: `GrapeOptions` (steps, tolerance, leakage weight, optax optimiser, seed).
+        options: `GrapeOptions` (steps, tolerance, leakage weight, optax optimiser, seed, detuning operator).
 
     Returns:
-        `GateOptimization` of the step with the lowest loss: amplitudes, fidelity and leakage at zero detuning,
-        the fidelity at each detuning, the infidelity history and `to_xarray()`.
+        `GateOptimization` of the step with the lowest loss: amplitudes, fidelity and leakage at zero detuning
+        (of the channel when there are jump operators), the fidelity at each detuning, the infidelity history and
+        `to_xarray()`.
     """
     options = GrapeOptions() if options is None else options
     names, operators = _names(controls)
@@ -160,14 +172,16 @@ def optimize_gate(
     W = check_target(target, n if subspace is None else len(subspace))
     bound = check_bound(u_max, "u_max", k, "rad/ns")
     slew = check_bound(slew_rate, "slew_rate", k, "rad/ns^2")
-    deltas, N = check_detunings(detunings, detuning_operator, n)
+    deltas, N = check_detunings(detunings, options.detuning_operator, n)
+    jumps = check_jump_operators(jump_ops, n)
     u0 = check_initial(initial, k, slices, duration, (bound, slew))
 
     scale = bound if bound is not None else np.full((k, 1), np.pi / duration)
     problem = GateProblem(
         H0c, ops, jnp.asarray(W), jnp.full(slices, duration / slices), jnp.asarray(deltas), jnp.asarray(N),
         jnp.asarray(scale), None if slew is None else jnp.asarray(slew * (duration / slices) / scale),
-        jnp.asarray(float(options.leakage_weight)), subspace, bound is not None,
+        jnp.asarray(float(options.leakage_weight)), dissipator(jumps, n) if jumps else None, subspace,
+        bound is not None,
     )  # fmt: skip
     params = _random_start(problem, slices, options.seed) if u0 is None else parameters_of(jnp.asarray(u0), problem)
     optimizer = _with_extra_args(DEFAULT_OPTIMIZER if options.optimizer is None else options.optimizer)
@@ -191,5 +205,5 @@ def optimize_gate(
     return GateOptimization(
         amplitudes=u_best, duration=duration, control_names=names, fidelity=1.0 - float(infidelity0[0]),
         leakage=float(leakage0[0]), detunings=deltas, ensemble_fidelity=1.0 - np.asarray(ensemble_infidelity),
-        history=np.asarray(history), loss=best[0],
+        history=np.asarray(history), loss=best[0], open_system=bool(jumps),
     )  # fmt: skip

@@ -66,9 +66,11 @@ def check_detunings(detunings, detuning_operator, n: int) -> tuple[np.ndarray, n
         raise ValueError(f"detunings must be a non-empty 1-D sequence of finite values (rad/ns); got {detunings!r}")
     if detuning_operator is None:
         return deltas, np.diag(np.arange(n)).astype(complex)
-    check_hermitian(detuning_operator, "detuning_operator")
+    check_hermitian(detuning_operator, "GrapeOptions.detuning_operator")
     if np.shape(detuning_operator) != (n, n):
-        raise ValueError(f"detuning_operator must have the shape of H0 ({n}, {n}); got {np.shape(detuning_operator)}")
+        raise ValueError(
+            f"GrapeOptions.detuning_operator must have the shape of H0 ({n}, {n}); got {np.shape(detuning_operator)}"
+        )
     return deltas, np.asarray(detuning_operator, dtype=complex)
 
 

@@ -18,6 +18,10 @@ $$ \mathcal{L} = \frac{1}{E}\sum_e \big[1 - F_\text{avg}(U_e)\big] + w_L \frac{1
 with $F_\text{avg}$ the average gate fidelity of the block on the computational subspace and $L$ its leakage
 (`gate_fidelity`, `leakage`; Pedersen et al., Phys. Lett. A 367, 47 (2007)). $F_\text{avg}$ already counts leakage;
 the weight $w_L$ pushes it further down than the fidelity alone would. The ensemble is vmapped.
+
+**Open systems.** With jump operators the product is that of the slices' superoperators, the channel
+(`channel_of_slices`), and $F_\text{avg}$, $L$ are the channel's (`channel_fidelity`, `channel_leakage`), which
+equal the unitary ones when the rates vanish.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
+from ._channel_fidelity import channel_fidelity, channel_leakage
 from ._fidelity import gate_fidelity, leakage
+from ._piecewise_channel import channel_of_slices
 from ._piecewise_controls import product_of_slices
 
 
@@ -43,6 +49,7 @@ class GateProblem(eqx.Module):
     scale: Array  # (k, 1) rad/ns: u_max, or pi / T without a bound
     slew_step: Array | None  # (k, 1) c_k of the module docstring, None without a slew bound
     leakage_weight: Array
+    dissipation: Array | None  # (n², n²) complex, 1/ns: the sum of the jump operators' dissipators; None if closed
     subspace: tuple[int, ...] | None = eqx.field(static=True)
     bounded: bool = eqx.field(static=True)
 
@@ -71,8 +78,12 @@ def figures(u: Array, problem: GateProblem) -> tuple[Array, Array]:
 
     def one(delta):
         H0 = problem.H0 + delta.astype(problem.H0.dtype) * problem.detuning_operator
-        U = product_of_slices(H0, problem.operators, u, problem.dt)
-        return 1.0 - gate_fidelity(U, problem.target, problem.subspace), leakage_or_zero(U, problem.subspace)
+        if problem.dissipation is None:
+            U = product_of_slices(H0, problem.operators, u, problem.dt)
+            return 1.0 - gate_fidelity(U, problem.target, problem.subspace), leakage_or_zero(U, problem.subspace)
+        S = channel_of_slices(H0, problem.operators, u, problem.dt, problem.dissipation)
+        leak = jnp.zeros((), S.real.dtype) if problem.subspace is None else channel_leakage(S, problem.subspace)
+        return 1.0 - channel_fidelity(S, problem.target, problem.subspace), leak
 
     return jax.vmap(one)(problem.detunings)
 

@@ -25,6 +25,7 @@ class GateOptimization:
         ensemble_fidelity: the fidelity at each detuning.
         history: the infidelity $1 - F$ (averaged over the ensemble) before each step, one entry per step.
         loss: the objective of the returned controls (infidelity + leakage penalty).
+        open_system: whether the figures are those of the Lindblad channel (`optimize_gate` with `jump_ops`).
     """
 
     amplitudes: np.ndarray
@@ -36,6 +37,7 @@ class GateOptimization:
     ensemble_fidelity: np.ndarray
     history: np.ndarray = field(repr=False)
     loss: float
+    open_system: bool = False
 
     @property
     def controls(self) -> PiecewiseControls:
@@ -63,6 +65,7 @@ class GateOptimization:
         attrs = {
             "fidelity": self.fidelity,
             "leakage": self.leakage,
+            "system": "open: Lindblad channel" if self.open_system else "closed: unitary",
             "duration_ns": self.duration,
             "hbar": "1 (angular frequencies in rad/ns)",
             "difflab_version": package_version("difflab"),

@@ -107,17 +107,26 @@ def check_control_system(H0, operators) -> tuple[Array, Array]:
     return H0.astype(dtype), jnp.stack([jnp.asarray(op).astype(dtype) for op in operators])
 
 
-def product_of_slices(H0: Array, operators: Array, amplitudes: Array, dt: Array) -> Complex[Array, "n n"]:
-    r"""$\prod_j e^{-iH_j'\Delta t_j}$ (latest slice on the left) for traced inputs: no checks, complex arrays."""
-    dtype = H0.dtype
-    hamiltonians = H0[None] + jnp.einsum("kj,kab->jab", amplitudes.astype(dtype), operators)
-    factors = jax.vmap(jax.scipy.linalg.expm)((-1j * dt.astype(dtype))[:, None, None] * hamiltonians)
+def slice_hamiltonians(H0: Array, operators: Array, amplitudes: Array) -> Complex[Array, "slices n n"]:
+    r"""$H_j' = H_0 + \sum_k u_{kj} H_k$ of every slice, for traced inputs (complex `H0` and `operators`)."""
+    return H0[None] + jnp.einsum("kj,kab->jab", amplitudes.astype(H0.dtype), operators)
+
+
+def ordered_product(factors: Array) -> Array:
+    r"""$F_{m-1} \cdots F_1 F_0$ of square factors (m, N, N): the latest slice on the left."""
     # pairwise products: log2(m) rounds of batched matrix products instead of m sequential ones
     while factors.shape[0] > 1:
         if factors.shape[0] % 2:
-            factors = jnp.concatenate([factors, jnp.eye(factors.shape[-1], dtype=dtype)[None]])
+            factors = jnp.concatenate([factors, jnp.eye(factors.shape[-1], dtype=factors.dtype)[None]])
         factors = factors[1::2] @ factors[0::2]
     return factors[0]
+
+
+def product_of_slices(H0: Array, operators: Array, amplitudes: Array, dt: Array) -> Complex[Array, "n n"]:
+    r"""$\prod_j e^{-iH_j'\Delta t_j}$ (latest slice on the left) for traced inputs: no checks, complex arrays."""
+    hamiltonians = slice_hamiltonians(H0, operators, amplitudes)
+    factors = jax.vmap(jax.scipy.linalg.expm)((-1j * dt.astype(H0.dtype))[:, None, None] * hamiltonians)
+    return ordered_product(factors)
 
 
 def piecewise_propagator(
