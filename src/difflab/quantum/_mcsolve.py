@@ -36,11 +36,12 @@ import optimistix as optx
 import xarray as xr
 from jaxtyping import Array, ArrayLike, Complex, Float, PRNGKeyArray
 
-from ..core.internal import SolveOptions, check_finite, check_increasing, check_key, merge_options, package_version
+from ..core.internal import SolveOptions, check_finite, check_increasing, check_key, merge_options
 from ._checks import check_ket, check_time_units
 from ._complex import as_complex, from_parts
-from ._mesolve import _exp_ops, _hamiltonian, _jump_operators, _ket_column
+from ._mesolve import _exp_ops, _ket_column
 from ._qutip import from_qutip_arguments
+from ._unravelling import trajectory_attrs, unbatched_operators
 
 #: Default tolerances of the trajectories' PID controller (the state has unit norm at each jump).
 RTOL, ATOL = 1e-6, 1e-8
@@ -84,14 +85,8 @@ class MCResult(eqx.Module):
             data["expect_imag"] = (("time", "observable"), mean.imag, unit)
             data["expect_imag_stderr"] = (("time", "observable"), err.imag, unit)
         coords = {"time": ("time", np.asarray(self.ts), {"units": self.time_units}), "observable": list(self.names)}
-        attrs = {
-            "equation": "Lindblad master equation, quantum-jump unravelling",
-            "ntraj": int(np.shape(self.num_jumps)[0]),
-            "hbar": "1",
-            "time_units": self.time_units,
-            "frequency_units": f"rad/{self.time_units} (angular frequencies)",
-            **{f"{dist}_version": package_version(dist) for dist in ("difflab", "jax", "diffrax")},
-        }
+        attrs = trajectory_attrs("Lindblad master equation, quantum-jump unravelling", np.shape(self.num_jumps)[0],
+                                 self.time_units)  # fmt: skip
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
@@ -155,16 +150,8 @@ def mcsolve(
         raise ValueError(f"ts must be 1-D with at least 2 times; got shape {ts.shape}")
     check_finite(ts, "ts")
     check_increasing(ts, "ts")
-    H0, b_H = _hamiltonian(H, "dense")
-    if b_H is not None:
-        raise ValueError(f"H must be one (n, n) Hamiltonian for mcsolve (vmap over calls for a batch); got {b_H}")
+    H0, jumps = unbatched_operators(H, jump_ops, "mcsolve", "without one there is nothing to unravel (use sesolve)")
     n = H0.n
-    jumps, b_jumps = _jump_operators(jump_ops, n, "dense")
-    if not jumps:
-        raise ValueError("jump_ops must hold at least one jump operator: without one there is nothing to unravel "
-                         "(use sesolve)")  # fmt: skip
-    if any(b is not None for b in b_jumps):
-        raise ValueError("jump_ops must be (n, n) operators for mcsolve, without a batch axis")
     names, ops, _ = _exp_ops(exp_ops, n)
     psi0 = jnp.asarray(_ket_column(psi0, n, "psi0"), dtype=complex)
     check_ket(psi0, n, "psi0")

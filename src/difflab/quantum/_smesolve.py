@@ -70,7 +70,7 @@ from jaxtyping import Array, ArrayLike, Complex, Float, PRNGKeyArray
 from ..core.internal import SolveOptions, check_finite, check_increasing, check_key, is_concrete, merge_options
 from ._checks import check_density, check_ket, check_time_units
 from ._complex import as_complex, from_parts
-from ._mesolve import _exp_ops, _hamiltonian, _jump_operators, _ket_column
+from ._mesolve import _exp_ops, _ket_column
 from ._operator import check_numeric
 from ._qutip import from_qutip_arguments
 from ._smesolve_checks import (
@@ -84,6 +84,7 @@ from ._smesolve_checks import (
 )
 from ._smesolve_noise import StepBrownianPath
 from ._smesolve_result import SMEResult
+from ._unravelling import unbatched_operators
 
 #: Trajectories per vmapped batch are bounded so that a batch's saved values and states stay near 2**24 floats
 #: (128 MiB in float64); a last, partial batch is padded to the same size so that it reuses the compiled program.
@@ -166,15 +167,8 @@ def smesolve(
     check_key(key)
     time_units = check_time_units(time_units)
     ts = _save_times(ts, time_units)
-    H0, b_H = _hamiltonian(H, "dense")
-    if b_H is not None:
-        raise ValueError(f"H must be one (n, n) Hamiltonian for smesolve (vmap over calls for a batch); got {b_H}")
+    H0, jumps = unbatched_operators(H, jump_ops, "smesolve", "a homodyne record monitors one of them")
     n = H0.n
-    jumps, b_jumps = _jump_operators(jump_ops, n, "dense")
-    if not jumps:
-        raise ValueError("jump_ops must hold at least one jump operator: a homodyne record monitors one of them")
-    if any(b is not None for b in b_jumps):
-        raise ValueError("jump_ops must be (n, n) operators for smesolve, without a batch axis")
     indices = measured_indices(measured, len(jumps))
     names, ops, _ = _exp_ops(exp_ops, n)
     rho = _initial_density(rho0, n)

@@ -7,7 +7,7 @@ import numpy as np
 import xarray as xr
 from jaxtyping import Array, Complex, Float
 
-from ..core.internal import package_version
+from ._unravelling import trajectory_attrs
 
 
 class SMEResult(eqx.Module):
@@ -66,12 +66,6 @@ class SMEResult(eqx.Module):
             "measured": ("measured", list(self.measured), {"long_name": "index into jump_ops"}),
             "eta": ("measured", np.asarray(self.etas), {"units": "1", "long_name": "detection efficiency"}),
         }
-        attrs = {
-            "equation": "stochastic master equation, homodyne (diffusive) unravelling, Ito",
-            "ntraj": int(np.shape(self.currents)[0]),
-            "hbar": "1",
-            "time_units": self.time_units,
-            "frequency_units": f"rad/{self.time_units} (angular frequencies)",
-            **{f"{dist}_version": package_version(dist) for dist in ("difflab", "jax", "diffrax")},
-        }
+        attrs = trajectory_attrs("stochastic master equation, homodyne (diffusive) unravelling, Ito",
+                                 np.shape(self.currents)[0], self.time_units)  # fmt: skip
         return xr.Dataset(data, coords=coords, attrs=attrs)
