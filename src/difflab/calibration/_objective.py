@@ -50,14 +50,7 @@ class Problem(eqx.Module):
 
     def predict(self, values, protocol, adjoint=None):
         """Predicted outputs on the data times, and whether the solver succeeded."""
-        options = dict(self.sim_options)
-        if adjoint is not None:
-            options["adjoint"] = adjoint
-        traj = simulate(self.build(values), protocol, self.sim_ts, throw=False, observe=self.observe, **options)
-        pred = {name: traj.ys[name] for name in self.names}
-        if self.interpolate:
-            pred = {name: interp_rows(self.data_ts, self.sim_ts, y) for name, y in pred.items()}
-        return pred, traj.succeeded
+        return _predict(self, values, protocol, adjoint)
 
     def objective(self, theta, member, adjoint=None) -> jax.Array:
         """Scalar loss of one member `(protocol, data, mask)`."""
@@ -123,6 +116,26 @@ class LeastSquaresAdapter(eqx.Module):
         done, _ = self.solver.terminate(fn, theta, member, {}, state, frozenset())
         loss = jnp.sum(state.f_info.residual**2)
         return theta, state, loss, done
+
+
+@eqx.filter_jit
+def _predict(problem: Problem, values, protocol, adjoint):
+    """`Problem.predict`, as one jitted function: JAX traces it once per signature and reuses the jaxpr.
+
+    An optimiser step evaluates the residuals several times while it is traced (the solver's init, its step and
+    its termination test, the Jacobian's linearisation); each used to trace the whole solve again in Python, which
+    took longer than compiling it. A call under `jit`, `vmap`, `jvp` or `linearize` finds the traced solve in
+    `jit`'s cache and transforms its jaxpr instead; XLA inlines it, so the compiled program is the same.
+    """
+    options = dict(problem.sim_options)
+    if adjoint is not None:
+        options["adjoint"] = adjoint
+    model = problem.build(values)
+    traj = simulate(model, protocol, problem.sim_ts, throw=False, observe=problem.observe, **options)
+    pred = {name: traj.ys[name] for name in problem.names}
+    if problem.interpolate:
+        pred = {name: interp_rows(problem.data_ts, problem.sim_ts, y) for name, y in pred.items()}
+    return pred, traj.succeeded
 
 
 def carry_of(state):
