@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import diffrax
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -137,9 +138,9 @@ def simulate(
     controller = _clip_at_jumps(controller, protocol, ts)
     adjoint = diffrax.RecursiveCheckpointAdjoint() if adjoint is None else adjoint
     if observe is None:
-        save_fn, variables = (lambda t, y, args: y), model.states
+        save_fn, variables = _save_state, model.states
     else:
-        save_fn, variables = (lambda t, y, args: observe(t, y, args[1])), tuple(observe_info)
+        save_fn, variables = _SaveObserved(observe), tuple(observe_info)
     grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps, state_size=_size(y0))
     if grid is not None:
         sol_ts, ys, result, stats = scan_solve(
@@ -271,6 +272,25 @@ def _check_finite_solution(ts, ys, fixed_dt0=None) -> None:
                 f"the solution became non-finite: {name} is {arr[tuple(index)]} at t = {at:g}; check the model's "
                 "parameters, the initial state and the input's size (or pass throw=False and inspect succeeded)" + step
             )
+
+
+def _save_state(t, y, args):
+    """What a solve saves without `observe`: the whole state."""
+    return y
+
+
+class _SaveObserved(eqx.Module):
+    """What a solve saves with `observe`: `observe(t, y, protocol)`.
+
+    The save function is part of the solve's compiled signature (diffrax's `SaveAt(fn=...)` is static): a module
+    that compares equal for one `observe`, and the module-level `_save_state`, let a second call of `simulate` on
+    the same shapes reuse the first one's program. A fresh lambda per call made every eager call compile again.
+    """
+
+    observe: Callable = eqx.field(static=True)
+
+    def __call__(self, t, y, args):
+        return self.observe(t, y, args[1])
 
 
 def _vector_field(t, y, args):
