@@ -8,7 +8,7 @@ from _systems import Decay, decay_data
 
 import difflab
 from difflab.calibration._distributed import merge_blocks
-from difflab.ensembles import ClusterError
+from difflab.ensembles import ClusterError, _cluster
 
 distributed = pytest.importorskip("distributed")
 
@@ -68,11 +68,12 @@ def test_merged_blocks_equal_one_fit_of_all_starts():
     assert np.isfinite(merged.history["loss"].values).all()
 
 
-def test_cluster_fits_refuse_what_cannot_run_remotely(tmp_path):
+def test_cluster_fits_refuse_what_cannot_run_remotely(tmp_path, monkeypatch):
+    monkeypatch.setattr(_cluster, "CONNECT_TIMEOUT_S", 1.0)  # nothing listens on port 1: no need to wait 10 s
     data = decay_data()
     with pytest.raises(ValueError, match="client: checkpoint, resume and callback are not available"):
         fit(data, client="tcp://127.0.0.1:1", checkpoint=tmp_path / "c.nc")
     with pytest.raises(ValueError, match="starts_per_task must be a whole number >= 1; got 0"):
         fit(data, client="tcp://127.0.0.1:1", starts_per_task=0)
-    with pytest.raises(ClusterError, match=r"client: no Dask scheduler answered at 'tcp://127\.0\.0\.1:1'"):
+    with pytest.raises(ClusterError, match=r"client: no Dask scheduler answered at 'tcp://127\.0\.0\.1:1' within 1 s"):
         fit(data, client="tcp://127.0.0.1:1")
