@@ -27,6 +27,7 @@ from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, saves_per_step, scan_solve
 from ._model import AbstractModel, StateInfo
 from ._options import DEFAULT_MAX_STEPS, SolveOptions, merge_options
 from ._protocol import AbstractProtocol
+from ._static import StaticArray
 from ._trajectory import Trajectory
 from ._versions import package_version
 
@@ -143,9 +144,9 @@ def simulate(
         save_fn, variables = _SaveObserved(observe), tuple(observe_info)
     grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps, state_size=_size(y0))
     if grid is not None:
-        sol_ts, ys, result, stats = scan_solve(
-            for_adjoint(solver, adjoint), _vector_field, grid, np.asarray(times), y0, (model, protocol), save_fn, throw,
-            checkpoint=isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
+        sol_ts, ys, result, stats = _scan_solve(
+            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y0, (model, protocol), save_fn, throw,
+            isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
         )  # fmt: skip
         sol = _Solution(sol_ts, ys, result, stats)
     else:
@@ -249,6 +250,17 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
         max_steps=max_steps,
         throw=throw,
     )
+
+
+@eqx.filter_jit
+def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, throw: bool, checkpoint: bool):
+    """The fixed-step scan as one jitted function, keyed on the grid and save times (`StaticArray`).
+
+    Called eagerly, a second solve of the same shapes, step grid and save times runs the first one's program
+    instead of tracing the scan and compiling it again; called inside `jit`, `vmap` or a derivative, the traced
+    scan is reused the same way.
+    """
+    return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, throw, checkpoint=checkpoint)
 
 
 def _check_finite_solution(ts, ys, fixed_dt0=None) -> None:

@@ -32,6 +32,7 @@ from ..core.internal import (
     STRATEGIES,
     AbstractModel,
     SolveOptions,
+    StaticArray,
     Trajectory,
     check_strategy,
     default_loop,
@@ -200,7 +201,7 @@ def run_ensemble(
         # the fixed-step scan needs the step and the save times as constants of the compiled call
         # (so a new ts compiles anew)
         keywords.setdefault("dt0", _shared_dt0(batch, protocol, controller))
-        ts = _Static(ts)
+        ts = StaticArray(ts)
     else:
         ts = jnp.asarray(ts)
     devices = list(jax.devices() if devices is None else devices)
@@ -216,7 +217,7 @@ def run_ensemble(
 
 def _simulate_member(inputs, one):
     shared, protocol, ts, options = inputs
-    ts = ts.array if isinstance(ts, _Static) else ts
+    ts = ts.array if isinstance(ts, StaticArray) else ts
     return simulate(eqx.combine(one[0], shared), protocol, ts, **options)
 
 
@@ -241,25 +242,6 @@ def _shared_dt0(batch, protocol, controller):
         return None
     step = fit_to_protocol(float(steps[0]), protocol, controller)  # numpy values: concrete inside jit too
     return float(np.asarray(step))  # a Python float: static in the compiled call, weakly typed (keeps float32)
-
-
-class _Static:
-    """A concrete array as a static (hashed) argument: a constant of the compiled call, so ``simulate`` sees values."""
-
-    def __init__(self, array):
-        # numpy: concrete inside any trace (a jax array converted there would be a tracer); simulate keeps it so
-        self.array = np.asarray(array)
-        self._key = (self.array.shape, self.array.dtype.str, self.array.tobytes())
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __eq__(self, other):
-        return isinstance(other, _Static) and self._key == other._key
-
-    @property
-    def shape(self):
-        return self.array.shape
 
 
 def _block_size(batch, ts, budget: int, n_devices: int, n: int) -> int:
