@@ -1,5 +1,7 @@
 """simulate: exact solutions, jit / grad / vmap, jump handling, xarray output, bad input."""
 
+from typing import ClassVar
+
 import diffrax
 import equinox as eqx
 import jax
@@ -232,3 +234,36 @@ def test_a_fixed_step_count_beyond_the_budget_runs_in_the_loop_without_a_grid():
     assert _scan_grid("auto", *args) is None  # returns at once: no 104 GB grid
     with pytest.raises(ValueError, match=rf"more than the scan's grid holds \({FIXED_STEP_BUDGET:,}\)"):
         _scan_grid("scan", *args)
+
+
+class CountedDecay(difflab.AbstractModel):
+    """dy/dt = -k y, counting how often its vector field is traced (once per trace of the solve)."""
+
+    k: jnp.ndarray
+    states = (difflab.StateInfo("y", "mV", "decaying variable"),)
+    time_units = "ms"
+    traces: ClassVar[list[int]] = [0]
+
+    def __init__(self, k):
+        self.k = jnp.asarray(k, dtype=float)
+
+    def vector_field(self, t, y, args):
+        CountedDecay.traces[0] += 1
+        return {"y": -self.k * y["y"]}
+
+    def initial_state(self):
+        return {"y": jnp.ones(())}
+
+
+@pytest.mark.parametrize("options", [{}, {"stepsize_controller": diffrax.ConstantStepSize(), "dt0": 0.05}])
+def test_a_second_eager_solve_reuses_the_compiled_program(options):
+    # adaptive (diffrax's loop) and fixed step (the scan): new parameter values, the same shapes, no new trace
+    ts = np.linspace(0.0, 2.0, 21)
+    observe = lambda t, y, protocol: {"y": y["y"]}  # noqa: E731
+    for kwargs in ({}, {"observe": observe, "observe_info": CountedDecay.states}):
+        first = difflab.simulate(CountedDecay(jnp.asarray(0.5)), None, ts, **options, **kwargs)
+        traced = CountedDecay.traces[0]
+        second = difflab.simulate(CountedDecay(jnp.asarray(1.5)), None, ts, **options, **kwargs)
+        assert CountedDecay.traces[0] == traced > 0
+        np.testing.assert_allclose(second.ys["y"], np.exp(-1.5 * ts), rtol=1e-4)
+        np.testing.assert_allclose(first.ys["y"], np.exp(-0.5 * ts), rtol=1e-4)
