@@ -1,6 +1,8 @@
 """Running the exact case and writing reports: verdicts, contents, atomic and safe output."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -151,3 +153,35 @@ def test_a_broken_figure_does_not_cost_the_report(tmp_path, monkeypatch):
     assert results[0].status == "passed"
     assert "figure could not be drawn: ValueError: no canvas" in (out / "index.html").read_text()
     assert json.loads((out / "summary.json").read_text())["cases"][0]["provenance"]["steps"] == "12"
+
+
+def test_without_matplotlib_the_report_keeps_its_metrics_and_names_the_extra(tmp_path, monkeypatch):
+    # matplotlib is the optional `plot` extra: a None entry in sys.modules makes its import fail, as when absent
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.axes"):
+        monkeypatch.setitem(sys.modules, name, None)
+    results, out = dv.validate([str(write_case(tmp_path))], tmp_path / "r")
+    assert results[0].status == "passed", results[0].error
+    page = (out / "index.html").read_text()
+    assert "figure not drawn" in page and "pip install &#x27;difflab[plot]&#x27;" in page
+    assert "data:image/png" not in page
+    assert "y_rms_error" in page
+
+
+def test_with_matplotlib_the_figure_is_drawn_into_the_page(tmp_path):
+    results, out = dv.validate([str(write_case(tmp_path))], tmp_path / "r")
+    page = (out / "index.html").read_text()
+    assert results[0].status == "passed"
+    assert page.count("data:image/png;base64,") == 1 and "figure not drawn" not in page
+
+
+def test_every_domain_imports_without_matplotlib():
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import difflab, difflab.neuron, difflab.quantum, difflab.quantum.circuits, difflab.reflector\n"
+        "import difflab.plot, difflab.validation\n"
+        "try:\n    difflab.plot.overlay([0, 1], [0, 1], [0, 1], xlabel='t (ms)', ylabel='y (1)')\n"
+        "except ImportError as err:\n    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'difflab[plot]'" in done.stdout

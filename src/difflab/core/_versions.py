@@ -8,8 +8,8 @@ import importlib.metadata
 
 @functools.cache  # simulate records versions on every call; metadata lookups read files
 def package_version(dist: str) -> str:
-    """The installed version of the distribution `dist`, or `"unknown"` when it is not installed."""
+    """The installed version of the distribution `dist`, or `"not installed"`."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+        return "not installed"

@@ -21,13 +21,15 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import diffrax
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
-from matplotlib.figure import Figure
 
-from ..core.internal import Sum, simulate
+from ..core.internal import Sum, optional_module, simulate
 from ..datasets import PresetError, load_model, preset_file
 from ..datasets import path as dataset_path
 from ..validation import (
@@ -95,14 +97,15 @@ def run_trace(case: CaseSpec) -> CaseOutcome:
     ]  # fmt: skip
     figures = [
         ("Membrane potential V: difflab over the reference (top) and the difference (bottom).",
-         overlay_figure(ts, V, V_ref, xlabel="time (ms)", ylabel="V (mV)")),
+         functools.partial(overlay_figure, ts, V, V_ref, xlabel="time (ms)", ylabel="V (mV)")),
         ("Spike-time error per spike (model − reference); the band is the tolerance.",
-         _spike_error_figure(spikes, spikes_ref, case.tolerances.get("spike_time_max_error"))),
+         functools.partial(_spike_error_figure, spikes, spikes_ref, case.tolerances.get("spike_time_max_error"))),
     ]  # fmt: skip
     if spikes_ref.size:
         zoom = (ts >= spikes_ref[-1] - 3.0) & (ts <= spikes_ref[-1] + 4.0)
         caption = f"Zoom on the last reference spike ({spikes_ref[-1]:.2f} ms), where timing errors are largest."
-        figures.append((caption, overlay_figure(ts[zoom], V[zoom], V_ref[zoom], xlabel="time (ms)", ylabel="V (mV)")))
+        zoomed = functools.partial(overlay_figure, ts[zoom], V[zoom], V_ref[zoom], xlabel="time (ms)", ylabel="V (mV)")
+        figures.append((caption, zoomed))
     provenance = {**dict(traj.provenance), "preset": _preset_name(case), "protocol": describe_protocol(protocol)}
     return CaseOutcome(metrics, figures, provenance | _reference_provenance(ref))
 
@@ -125,7 +128,9 @@ def run_fi_curve(case: CaseSpec) -> CaseOutcome:
         for i, r, r_ref in zip(currents, rate, rate_ref, strict=True)
     ]  # fmt: skip
     caption = f"F-I curve: firing rate in [{window[0]:g}, {window[1]:g}) ms, difflab over the reference, and error."
-    figure = overlay_figure(currents, rate, rate_ref, xlabel=f"current ({units})", ylabel="rate (Hz)", marker="o")
+    figure = functools.partial(
+        overlay_figure, currents, rate, rate_ref, xlabel=f"current ({units})", ylabel="rate (Hz)", marker="o"
+    )
     provenance = {**_solver_provenance(model, options), "preset": _preset_name(case)}
     provenance["protocol"] = f"constant current from t = 0 ms, t_end = {t_end:g} ms, window = {window} ms"
     return CaseOutcome(metrics, [(caption, figure)], provenance | _reference_provenance(ref))
@@ -184,9 +189,11 @@ def _one_trace(var) -> np.ndarray:
     return np.asarray(var.values, dtype=float).reshape(-1, var.sizes["time"])[0]
 
 
-def _spike_error_figure(spikes, spikes_ref, tolerance) -> Figure:
+def _spike_error_figure(spikes, spikes_ref, tolerance) -> Any:
     n = min(spikes.size, spikes_ref.size)
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
+    fig = optional_module("matplotlib.figure", "plot", "the report's figures").Figure(
+        figsize=(9, 3.2), layout="constrained"
+    )
     ax = fig.subplots()
     index = np.arange(1, n + 1)
     ax.axhline(0.0, **{**REFERENCE_STYLE, "label": "reference"})
@@ -291,7 +298,7 @@ def located_trace_outcome(case: CaseSpec, ts, V: dict, ref, sites: dict, noun: s
     ]
     figures = [
         (f"Membrane potential at {loc}: difflab over NEURON (top) and the difference (bottom).",
-         overlay_figure(ts, V[loc], V_ref[loc], xlabel="time (ms)", ylabel=f"V at {loc} (mV)"))
+         functools.partial(overlay_figure, ts, V[loc], V_ref[loc], xlabel="time (ms)", ylabel=f"V at {loc} (mV)"))
         for loc in locations
     ]  # fmt: skip
     return metrics, figures
@@ -397,7 +404,7 @@ def run_network_spikes(case: CaseSpec) -> CaseOutcome:
     ]
     figures = [
         (f"Membrane potential of cell {i}: difflab over NEURON (top) and the difference (bottom).",
-         overlay_figure(ts, V[:, i], V_ref[:, i], xlabel="time (ms)", ylabel=f"V of cell {i} (mV)"))
+         functools.partial(overlay_figure, ts, V[:, i], V_ref[:, i], xlabel="time (ms)", ylabel=f"V of cell {i} (mV)"))
         for i in range(n)
     ]  # fmt: skip
     provenance = {**dict(traj.provenance), "synapses": str(ref.attrs.get("synapses", ""))}

@@ -94,7 +94,7 @@ def run_l5pc(case: CaseSpec) -> CaseOutcome:
         metrics.append(_amplitude_metric(case, V, V_ref, locations))
     figures = [
         (f"Membrane potential at {w}: difflab over NEURON (top) and the difference (bottom).",
-         overlay_figure(ts, V[:, j], V_ref[:, j], xlabel="time (ms)", ylabel=f"V at {w} (mV)"))
+         functools.partial(overlay_figure, ts, V[:, j], V_ref[:, j], xlabel="time (ms)", ylabel=f"V at {w} (mV)"))
         for j, w in enumerate(locations)
     ]  # fmt: skip
     provenance = {

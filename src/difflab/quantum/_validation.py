@@ -8,6 +8,7 @@ state (metrics `trace_error`, `negativity`).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import diffrax
@@ -41,8 +42,8 @@ def _outcome(case, ds, pairs, time_label) -> CaseOutcome:
     metrics.append(metric(case, "negativity", max(0.0, -np.linalg.eigvalsh(rho).min()), units="1",
                           detail="largest negative eigenvalue of the final state"))  # fmt: skip
     name, model, ref = pairs[0]
-    figures = [(f"{name}: difflab over the QuTiP reference (top) and the difference (bottom).",
-                overlay_figure(ds.time.values, model, ref, xlabel=time_label, ylabel=name))]  # fmt: skip
+    draw = functools.partial(overlay_figure, ds.time.values, model, ref, xlabel=time_label, ylabel=name)
+    figures = [(f"{name}: difflab over the QuTiP reference (top) and the difference (bottom).", draw)]
     provenance = {k: str(v) for k, v in ds.attrs.items()}
     return CaseOutcome(metrics, figures, provenance)
 

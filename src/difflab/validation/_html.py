@@ -85,9 +85,13 @@ def _case_section(r: CaseResult) -> str:
     return "\n".join(parts)
 
 
-def _figure(caption: str, fig) -> str:
+def _figure(caption: str, draw) -> str:
+    """A figure of the page: `draw()` (or `draw` itself when it is a figure already) as an inline PNG."""
     try:
+        fig = draw if hasattr(draw, "savefig") else draw()
         img = f'<img alt="{escape(caption)}" src="data:image/png;base64,{png_base64(fig)}">'
+    except ImportError as err:  # matplotlib is optional: the metrics stand without their pictures
+        img = f"<pre>figure not drawn: {escape(str(err))}</pre>"
     except Exception as err:  # one broken figure must not cost the whole report
         img = f"<pre>figure could not be drawn: {escape(type(err).__name__)}: {escape(str(err))}</pre>"
     return f"<figure>{img}<figcaption>{escape(caption)}</figcaption></figure>"

@@ -56,7 +56,9 @@ class CaseOutcome:
     Attributes:
         metrics: metric results; build them with [`metric`][difflab.validation.metric] so the
             tolerance comes from the case file.
-        figures: `(caption, matplotlib Figure)` pairs, e.g. model over reference and residuals.
+        figures: `(caption, draw)` pairs, e.g. model over reference and residuals; `draw` takes no argument
+            and returns a matplotlib Figure. It is called when the HTML report is written, so that a case
+            runs, and its metrics are reported, without matplotlib (an optional install, the `plot` extra).
         provenance: how the model side was computed (solver, tolerances, dtype, versions,
             preset, protocol), as strings.
     """
