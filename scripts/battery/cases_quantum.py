@@ -304,3 +304,8 @@ def _(ctx):
 @case("q.smesolve-measured-out-of-range", "10", r"measured holds 3, which is not an index of jump_ops")
 def _(ctx):
     return _homodyne(measured=[3])
+
+
+@case("q.smesolve-unknown-detection", "10", r"measured\[0\] must be one of \('homodyne', 'heterodyne'\)")
+def _(ctx):
+    return _homodyne(measured={0: "heterodyn"})

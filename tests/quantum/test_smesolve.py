@@ -139,6 +139,52 @@ def test_cavity_mean_current_is_the_damped_x_quadrature(cavity):
     assert np.all(np.abs(currents.mean(axis=0) - expected) < 4 * err)
 
 
+@pytest.fixture(scope="module")
+def heterodyne_cavity():
+    H = CAVITY_DETUNING * CAVITY_EXP["n"]
+    with jax.numpy_dtype_promotion("strict"):
+        return q.smesolve(H, q.coherent(N, ALPHA), TS, [np.sqrt(KAPPA) * A], measured={0: "heterodyne"},
+                          etas=CAVITY_ETA, ntraj=NTRAJ, key=KEY, exp_ops=CAVITY_EXP, dt0=DT)  # fmt: skip
+
+
+def test_heterodyne_currents_are_both_quadratures_of_the_damped_field(heterodyne_cavity):
+    r = heterodyne_cavity
+    assert r.currents.shape == (NTRAJ, TS.size - 1, 2) and r.measured == (0, 0) and r.quadratures == ("I", "Q")
+    # E[J_I] + i E[J_Q] over a bin = sqrt(2 eta kappa) <a> averaged over the bin (half the signal of each
+    # quadrature's homodyne record, sqrt(eta kappa) <a + a^dag>, since each record sees L / sqrt(2))
+    mean_a = ALPHA * (np.exp(-Z * TS[:-1]) - np.exp(-Z * TS[1:])) / Z / BIN
+    expected = np.sqrt(2 * CAVITY_ETA * KAPPA) * np.stack([mean_a.real, mean_a.imag], axis=-1)
+    currents = np.asarray(r.currents)
+    err = currents.std(axis=0, ddof=1) / np.sqrt(NTRAJ)
+    np.testing.assert_allclose(err, 1 / np.sqrt(BIN * NTRAJ), rtol=0.4)  # each record's own unit white noise
+    assert expected[:, 0].max() > 3 * err[:, 0].max()  # the in-phase signal is resolved
+    assert np.abs(expected[:, 1]).max() > 1.5 * err[:, 1].max()  # and the quadrature's, less so
+    assert np.all(np.abs(currents.mean(axis=0) - expected) < 4 * err)
+    # the two records' noises are independent: their correlation over all bins is within sampling error of 0
+    noise = (currents - expected).reshape(-1, 2)
+    assert abs(np.corrcoef(noise.T)[0, 1]) < 4 / np.sqrt(noise.shape[0])
+
+
+def test_heterodyne_leaves_a_coherent_state_coherent_on_every_trajectory(heterodyne_cavity):
+    values = np.asarray(heterodyne_cavity.trajectory_expects)
+    # a coherent state is an eigenstate of both records' operators: no backaction, every trajectory is the
+    # damped amplitude up to the step's error (Euler-Maruyama, the default for two records; measured 1.4e-3)
+    assert np.abs(values[..., 0] - ALPHA * np.exp(-Z * TS)).max() < 2 * DT
+    np.testing.assert_allclose(values[..., 2], 1.0, atol=1e-12)
+
+
+def test_homodyne_and_heterodyne_channels_mix():
+    how = {1: "heterodyne", 0: "homodyne"}
+    r = q.smesolve(np.asarray(qubit_H(OMEGA)), q.basis(2, 0), TS, QUBIT_JUMPS, measured=how, etas=[0.8, 0.5],
+                   ntraj=2, key=KEY, dt0=0.05)  # fmt: skip
+    # records in the order `measured` gives its channels (as for a list of indices), the efficiencies too
+    assert r.measured == (1, 1, 0) and r.quadratures == ("I", "Q", "homodyne")
+    np.testing.assert_array_equal(np.asarray(r.etas), [0.8, 0.8, 0.5])
+    ds = r.to_xarray()
+    assert ds["current"].shape == (2, TS.size - 1, 3) and list(ds["quadrature"].values) == ["I", "Q", "homodyne"]
+    assert "homodyne and heterodyne" in ds.attrs["equation"]
+
+
 def test_gradient_matches_a_central_difference_with_the_same_noise(qubit):
     def objective(omega):
         result = solve_qubit(omega)
@@ -188,6 +234,13 @@ BAD_INPUTS = [
     ({"measured": [True]}, ValueError, r"boolean mask must have one entry per jump operator \(2\); got 1"),
     ({"measured": [2]}, ValueError, r"measured holds 2, which is not an index of jump_ops \(0 to 1\)"),
     ({"measured": [False, False]}, ValueError, "measured must select at least one of jump_ops"),
+    (
+        {"measured": {0: "heterodyn"}},
+        ValueError,
+        r"measured\[0\] must be one of \('homodyne', 'heterodyne'\).*got 'het",
+    ),
+    ({"measured": {"0": "heterodyne"}}, TypeError, "measured as a mapping must have integer indices into jump_ops"),
+    ({"measured": {3: "heterodyne"}}, ValueError, r"measured holds 3, which is not an index of jump_ops \(0 to 1\)"),
     ({"H": np.asarray(SM)}, ValueError, "H must be Hermitian"),
     ({"H": np.ones((2, 3))}, ValueError, r"H must be a square matrix \(n, n\); got shape \(2, 3\)"),
     ({"H": np.array([[0, np.nan], [np.nan, 0]])}, ValueError, "H must be finite"),

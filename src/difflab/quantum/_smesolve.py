@@ -1,4 +1,4 @@
-r"""`smesolve`: the Lindblad equation unravelled into diffusive trajectories of homodyne detection.
+r"""`smesolve`: the Lindblad equation unravelled into diffusive trajectories of homodyne or heterodyne detection.
 
 Each trajectory solves the Itô stochastic master equation of continuously monitored jump operators $L_m$ (a subset
 of the $L_k$, each detected with efficiency $\eta_m \in [0, 1]$):
@@ -14,7 +14,14 @@ $$ dY_m = \sqrt{\eta_m}\,\mathrm{tr}(L_m\rho + \rho L_m^\dagger)\,dt + dW_m, $$
 
 integrated as extra components of the state, so that the record is driven by the same Brownian path as $\rho$.
 `SMEResult.currents` holds $J_m = \Delta Y_m / \Delta t$ over each bin between consecutive save times. The average
-of $\rho$ over trajectories obeys the Lindblad equation (`mesolve`) whatever the $\eta_m$. References: Wiseman &
+of $\rho$ over trajectories obeys the Lindblad equation (`mesolve`) whatever the $\eta_m$.
+
+**Heterodyne detection** of a channel measures both quadratures at once: it is the homodyne detection of two
+operators, $L_m/\sqrt2$ and $-iL_m/\sqrt2$, each with its own Wiener process, so each record carries half the signal
+($\mathbb{E}\,dY_I = \sqrt{\eta_m/2}\,\langle L_m + L_m^\dagger\rangle dt$,
+$\mathbb{E}\,dY_Q = \sqrt{\eta_m/2}\,\langle -iL_m + iL_m^\dagger\rangle dt$) and the same unit noise; for a
+cavity field $L = \sqrt\kappa\,a$ the pair is $\sqrt{2\eta\kappa}\,(\mathrm{Re}, \mathrm{Im})\langle a\rangle$. The two
+records' noises do not commute, so the default solver is Euler–Maruyama. References: Wiseman &
 Milburn, *Quantum Measurement and Control* (Cambridge, 2010), ch. 4; Jacobs & Steck, Contemp. Phys. 47, 279 (2006).
 
 **Scheme.** Real components $(\mathrm{Re}\,\rho, \mathrm{Im}\,\rho, Y)$ are solved by `diffrax.diffeqsolve` with
@@ -57,6 +64,7 @@ Units: ħ = 1, times in `time_units`, `H` in rad per `time_units`, $L_k = \sqrt{
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -79,7 +87,7 @@ from ._smesolve_checks import (
     check_fixed_step_options,
     check_solver,
     check_step,
-    measured_indices,
+    measured_channels,
     step_grid,
 )
 from ._smesolve_noise import StepBrownianPath
@@ -142,10 +150,14 @@ def smesolve(
         ts: save times (strictly increasing, `time_units`); the trajectories start at `ts[0]`, and the currents
             are averaged over the bins between consecutive times.
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$ (n, n); at least one.
-        measured: which jump operators are monitored: indices into `jump_ops` or a boolean mask of one entry per
-            operator; default all. The others only dissipate.
+        measured: which jump operators are monitored, and how: indices into `jump_ops` or a boolean mask of one
+            entry per operator (homodyne detection), or a mapping from index to `"homodyne"` or `"heterodyne"`
+            (QuTiP's `heterodyne=True` for all is `{k: "heterodyne" for k in ...}`); default all, homodyne. The
+            others only dissipate. A heterodyne channel gives two records, its in-phase and quadrature currents of
+            $L_m/\sqrt2$ and $-iL_m/\sqrt2$.
         etas: detection efficiencies $\eta_m \in [0, 1]$: one number for every measured channel, or one per
-            measured operator (default 1, perfect detection). With $\eta_m = 0$ the channel's current is pure noise.
+            measured operator in the order of `measured` (default 1, perfect detection). With $\eta_m = 0$ the
+            channel's current is pure noise.
         ntraj: number of trajectories (an integer >= 1).
         key: a JAX PRNG key (`jax.random.key(0)`); trajectory j uses `jax.random.fold_in(key, j)`, so a run is
             reproducible and its first trajectories are those of a shorter run with the same key.
@@ -159,7 +171,8 @@ def smesolve(
 
     Returns:
         `SMEResult`: `expects` and `expects_stderr` (time, observable), per-trajectory values, the currents
-        (trajectory, bin, measured) and the trajectory-averaged final state.
+        (trajectory, bin, record; one record per homodyne channel, two per heterodyne one) and the
+        trajectory-averaged final state.
     """
     opts = merge_options(options, solve_keywords, "smesolve")
     H, rho0, jump_ops, exp_ops = from_qutip_arguments(H, rho0, jump_ops, exp_ops, "rho0")
@@ -169,7 +182,7 @@ def smesolve(
     ts = _save_times(ts, time_units)
     H0, jumps = unbatched_operators(H, jump_ops, "smesolve", "a homodyne record monitors one of them")
     n = H0.n
-    indices = measured_indices(measured, len(jumps))
+    indices, heterodyne = measured_channels(measured, len(jumps))
     names, ops, _ = _exp_ops(exp_ops, n)
     rho = _initial_density(rho0, n)
     H_dense, L_dense = H0.to_dense(), jnp.stack([L.to_dense() for L in jumps])
@@ -180,11 +193,14 @@ def smesolve(
     real = jnp.finfo(cdtype).dtype
     grid = step_grid(ts, check_step(opts.dt0, H_dense, list(L_dense)))
     check_fixed_step_options(opts, grid.shape[0] - 1)
+    ops, record_etas, channels, quadratures = _records(
+        L_dense, indices, heterodyne, check_etas(etas, len(indices), real)
+    )
     problem = _Problem(
-        H_dense, L_dense, L_dense[jnp.asarray(indices)], check_etas(etas, len(indices), real), E_dense,
-        jnp.concatenate([jnp.real(rho).ravel(), jnp.imag(rho).ravel(), jnp.zeros(len(indices), real)]),
+        H_dense, L_dense, ops, record_etas, E_dense,
+        jnp.concatenate([jnp.real(rho).ravel(), jnp.imag(rho).ravel(), jnp.zeros(len(channels), real)]),
         jnp.asarray(grid, real), jnp.asarray(ts, real),
-        check_solver(opts.solver, len(indices)), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
+        check_solver(opts.solver, len(channels)), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
     )  # fmt: skip
     values, records, finals = _run(problem, jax.vmap(jax.random.fold_in, (None, 0))(key, jnp.arange(ntraj)), n)
     values = values[..., : len(names)]
@@ -194,7 +210,31 @@ def smesolve(
     spread = from_parts(jnp.std(values.real, axis=0, ddof=1), jnp.std(values.imag, axis=0, ddof=1))
     stderr = spread / as_complex(np.sqrt(ntraj), spread)
     final = jnp.mean(finals, axis=0)
-    return SMEResult(problem.ts, mean, stderr, values, currents, final, problem.etas, indices, tuple(names), time_units)
+    return SMEResult(problem.ts, mean, stderr, values, currents, final, problem.etas, channels, tuple(names),
+                     time_units, quadratures)  # fmt: skip
+
+
+def _records(L: Array, indices, heterodyne, etas: Array):
+    r"""The records detected: operators $c_r$ (r, n, n), efficiencies (r,), channel index and quadrature of each.
+
+    A homodyne channel gives one record, of $L_m$. A heterodyne channel gives two, of $L_m/\sqrt2$ (in phase, "I")
+    and $-iL_m/\sqrt2$ (quadrature, "Q"), each with its own Wiener process: both quadratures at once, each with half
+    the signal (Wiseman & Milburn 2010, sec. 4.5). The unconditional dynamics is the same either way.
+    """
+    ops, effs, channels, quadratures = [], [], [], []
+    for j, (k, both) in enumerate(zip(indices, heterodyne, strict=True)):
+        if both:
+            half = L[k] * math.sqrt(0.5)  # a Python float: weakly typed, L's precision kept
+            ops += [half, -1j * half]
+            effs += [etas[j], etas[j]]
+            channels += [k, k]
+            quadratures += ["I", "Q"]
+        else:
+            ops.append(L[k])
+            effs.append(etas[j])
+            channels.append(k)
+            quadratures.append("homodyne")
+    return jnp.stack(ops), jnp.stack(effs), tuple(channels), tuple(quadratures)
 
 
 def _save_times(ts, time_units: str) -> np.ndarray:

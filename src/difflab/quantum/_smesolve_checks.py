@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import diffrax
 import jax.numpy as jnp
@@ -55,6 +56,29 @@ def measured_indices(measured, n_jumps: int) -> tuple[int, ...]:
     if not indices:
         raise ValueError("measured must select at least one of jump_ops: without a measured channel use mesolve")
     return indices
+
+
+#: How a channel is detected: one quadrature (homodyne) or both at once, each with half the signal (heterodyne).
+DETECTIONS = ("homodyne", "heterodyne")
+
+
+def measured_channels(measured, n_jumps: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """The measured operators' indices into `jump_ops` and, for each, whether it is detected by heterodyne.
+
+    `measured` is `None` (all, homodyne), a boolean mask or indices (homodyne), or a mapping from index to
+    `"homodyne"` or `"heterodyne"`.
+    """
+    if not isinstance(measured, Mapping):
+        indices = measured_indices(measured, n_jumps)
+        return indices, (False,) * len(indices)
+    keys = list(measured)
+    if not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in keys):
+        raise TypeError(f"measured as a mapping must have integer indices into jump_ops as keys; got {keys!r}")
+    indices = measured_indices(np.asarray(keys, dtype=int), n_jumps)
+    for k, how in measured.items():
+        if how not in DETECTIONS:
+            raise ValueError(f"measured[{k}] must be one of {DETECTIONS} (how that channel is detected); got {how!r}")
+    return indices, tuple(measured[k] == "heterodyne" for k in indices)
 
 
 def check_etas(etas, n_measured: int, dtype) -> Array:

@@ -11,7 +11,7 @@ from ._unravelling import trajectory_attrs
 
 
 class SMEResult(eqx.Module):
-    r"""Trajectory averages of a homodyne unravelling, their standard errors and the measurement records (a pytree).
+    r"""Trajectory averages of a diffusive (homodyne or heterodyne) unravelling, their errors and records (a pytree).
 
     Attributes:
         ts: save times (time,), `time_units`.
@@ -19,14 +19,17 @@ class SMEResult(eqx.Module):
         expects_stderr: standard error of that mean, $s/\sqrt{N}$: real part for the real part, imaginary for the
             imaginary.
         trajectory_expects: every trajectory's values, complex (trajectory, time, observable).
-        currents: the measurement currents $J_m = (Y_m(t_{i+1}) - Y_m(t_i))/(t_{i+1} - t_i)$ averaged over each bin
-            between consecutive save times, real (trajectory, bin, measured), in $1/\sqrt{\text{time\_units}}$.
+        currents: the measurement currents $J_r = (Y_r(t_{i+1}) - Y_r(t_i))/(t_{i+1} - t_i)$ averaged over each bin
+            between consecutive save times, real (trajectory, bin, record), in $1/\sqrt{\text{time\_units}}$: one
+            record per homodyne channel, two (in phase, quadrature) per heterodyne one.
         final_state: $\rho(t_\text{end})$ averaged over trajectories (n, n): the master equation's state, up to the
             sampling error and the step's bias.
-        etas: the efficiencies $\eta_m$ of the measured channels (measured,).
-        measured: the indices into `jump_ops` of the measured operators (static).
+        etas: the efficiency of each record's channel (record,).
+        measured: each record's index into `jump_ops` (static; a heterodyne channel's twice).
         names: the names of the observables, from `exp_ops` (static).
         time_units: "ns" or "us" (static).
+        quadratures: each record's detection (static): `"homodyne"`, or `"I"` / `"Q"` for the in-phase and
+            quadrature records of a heterodyne channel.
     """
 
     ts: Float[Array, " time"]
@@ -39,6 +42,7 @@ class SMEResult(eqx.Module):
     measured: tuple[int, ...] = eqx.field(static=True)
     names: tuple[str, ...] = eqx.field(static=True)
     time_units: str = eqx.field(static=True)
+    quadratures: tuple[str, ...] = eqx.field(static=True, default=())
 
     def to_xarray(self) -> xr.Dataset:
         """Dataset: `expect`, `expect_stderr` (time, observable), `current` (trajectory, bin, measured); attrs."""
@@ -52,7 +56,7 @@ class SMEResult(eqx.Module):
             "current": (
                 ("trajectory", "bin", "measured"),
                 np.asarray(self.currents),
-                {"units": current_units, "long_name": "homodyne current averaged over the bin"},
+                {"units": current_units, "long_name": "measurement current averaged over the bin"},
             ),
         }
         if np.any(mean.imag != 0):
@@ -65,7 +69,11 @@ class SMEResult(eqx.Module):
             "bin_end": ("bin", ts[1:], {"units": self.time_units}),
             "measured": ("measured", list(self.measured), {"long_name": "index into jump_ops"}),
             "eta": ("measured", np.asarray(self.etas), {"units": "1", "long_name": "detection efficiency"}),
+            "quadrature": ("measured", list(self.quadratures or ("homodyne",) * len(self.measured))),
         }
-        attrs = trajectory_attrs("stochastic master equation, homodyne (diffusive) unravelling, Ito",
+        detection = "heterodyne" if "I" in self.quadratures else "homodyne"
+        if detection == "heterodyne" and "homodyne" in self.quadratures:
+            detection = "homodyne and heterodyne"
+        attrs = trajectory_attrs(f"stochastic master equation, {detection} (diffusive) unravelling, Ito",
                                  np.shape(self.currents)[0], self.time_units)  # fmt: skip
         return xr.Dataset(data, coords=coords, attrs=attrs)
