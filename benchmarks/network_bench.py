@@ -14,6 +14,9 @@ U[0.2, 1] nS, delays U[1, 3] ms.
   k_minus = 0.5/ms for a 2 ms decay, the same reversal potentials), `crank_nicolson` at dt 0.025 ms. The synapse
   models differ, so the two networks' spike trains differ; the timing compares networks of the same size.
 
+The network is chaotic (its trains part within tens of milliseconds of any perturbation), so its total spike count
+is a random variable: compare rates over ensembles with `network_rate.py`, not one run's count.
+
 Timing: compiled first, then difflab and Jaxley called in alternation (the Jaxley half is a second process driven
 one call at a time, with the same environment, `XLA_FLAGS` included); medians of `--repeats`.
 
