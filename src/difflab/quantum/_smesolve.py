@@ -55,6 +55,10 @@ Not differentiable: `ts` and `dt0` (they fix the step grid), `key`; the derivati
 infinite at $\eta_m = 0$ ($\sqrt{\eta}$). Under `jax.grad` the default step cannot be computed from traced operators:
 pass `dt0`.
 
+**Time-dependent H.** `H` may be `[H0, Drive(protocol, operator), ...]`, $H(t) = H_0 + \sum_j u_j(t)\,H_j$
+(`_smesolve_drives.py`): the drives enter the drift, their jump times are step boundaries, their largest sampled
+amplitude counts in the default step, and `jax.grad` goes through their parameters as through `H`'s.
+
 Units: ħ = 1, times in `time_units`, `H` in rad per `time_units`, $L_k = \sqrt{\gamma_k} A_k$ with $\gamma_k$ in
 1/`time_units`; $W$ and $Y$ in $\sqrt{\text{time\_units}}$, the currents in $1/\sqrt{\text{time\_units}}$. QuTiP:
 `smesolve(H, rho0, tlist, c_ops, sc_ops, heterodyne=False, e_ops=..., ntraj=...)`; dynamiqs:
@@ -78,6 +82,7 @@ from jaxtyping import Array, ArrayLike, Complex, Float, PRNGKeyArray
 from ..core.internal import SolveOptions, check_finite, check_increasing, check_key, is_concrete, merge_options
 from ._checks import check_density, check_ket, check_time_units
 from ._complex import as_complex, from_parts
+from ._drives import Controls
 from ._mesolve import _exp_ops, _ket_column
 from ._operator import check_numeric
 from ._qutip import from_qutip_arguments
@@ -90,6 +95,7 @@ from ._smesolve_checks import (
     measured_channels,
     step_grid,
 )
+from ._smesolve_drives import drive_rate, drive_terms, edges_inside, split_drives
 from ._smesolve_noise import StepBrownianPath
 from ._smesolve_result import SMEResult
 from ._unravelling import unbatched_operators
@@ -100,7 +106,9 @@ BATCH_FLOATS = 2**24
 
 
 class _Problem(eqx.Module):
-    H: Array  # (n, n) complex
+    H: Array  # (n, n) complex, the static part
+    drive_ops: Array  # (d, n, n) complex, the drives' operators H_j
+    controls: Controls  # their amplitudes u_j(t), rad per time unit
     jumps: Array  # (k, n, n)
     measured_ops: Array  # (m, n, n), the measured L_m without their sqrt(eta)
     etas: Array  # (m,)
@@ -145,7 +153,9 @@ def smesolve(
     $\sqrt{\text{time\_units}}$, currents in $1/\sqrt{\text{time\_units}}$.
 
     Args:
-        H: time-independent Hamiltonian (n, n), rad per `time_units` (array, `Operator` or QuTiP `Qobj`).
+        H: the Hamiltonian, rad per `time_units`: one (n, n) operator (array, `Operator` or QuTiP `Qobj`), or a
+            list `[H0, Drive(protocol, operator), ...]` for $H(t) = H_0 + \sum_j u_j(t) H_j$ (QuTiP's list form,
+            with the `Drive` terms of `sesolve`/`mesolve`); the drives' pulse edges become step boundaries.
         rho0: initial density matrix (n, n), or a ket (n,).
         ts: save times (strictly increasing, `time_units`); the trajectories start at `ts[0]`, and the currents
             are averaged over the bins between consecutive times.
@@ -164,8 +174,9 @@ def smesolve(
         exp_ops: operators whose trajectory averages are returned (a sequence, or a mapping name -> operator).
         time_units: "ns" or "us".
         options: `SolveOptions`: `dt0`, the largest step in `time_units` (default 1 % of
-            $1/(\|H\|_2 + \sum_k \|L_k\|_2^2)$; required under `jax.grad`), `solver` (an Itô solver; default
-            `diffrax.ItoMilstein()` for one measured channel, `diffrax.Euler()` for several), `adjoint`,
+            $1/(\|H_0\|_2 + \sum_j \max|u_j|\,\|H_j\|_2 + \sum_k \|L_k\|_2^2)$; required under `jax.grad`),
+            `solver` (an Itô solver; default `diffrax.ItoMilstein()` for one measured channel, `diffrax.Euler()`
+            for several), `adjoint`,
             `max_steps`, `throw`. `rtol`, `atol` and `stepsize_controller` are refused: the steps are fixed.
         **solve_keywords: the fields of `SolveOptions` as keywords (`dt0=1e-3`).
 
@@ -175,6 +186,7 @@ def smesolve(
         trajectory-averaged final state.
     """
     opts = merge_options(options, solve_keywords, "smesolve")
+    H, drives = split_drives(H)
     H, rho0, jump_ops, exp_ops = from_qutip_arguments(H, rho0, jump_ops, exp_ops, "rho0")
     ntraj = check_count(ntraj, "ntraj")
     check_key(key)
@@ -186,18 +198,20 @@ def smesolve(
     names, ops, _ = _exp_ops(exp_ops, n)
     rho = _initial_density(rho0, n)
     H_dense, L_dense = H0.to_dense(), jnp.stack([L.to_dense() for L in jumps])
+    D_dense, controls = drive_terms(drives, n, H_dense.dtype)
     E_dense = jnp.stack([op.to_dense() for op in ops] or [jnp.zeros((n, n), H_dense.dtype)])
     # one precision for the whole solve, the widest given (cast here: the solve mixes no dtypes implicitly)
     cdtype = functools.reduce(np.promote_types, [np.dtype(x.dtype) for x in (H_dense, L_dense, E_dense, rho)])
-    H_dense, L_dense, E_dense, rho = (x.astype(cdtype) for x in (H_dense, L_dense, E_dense, rho))
+    H_dense, L_dense, E_dense, rho, D_dense = (x.astype(cdtype) for x in (H_dense, L_dense, E_dense, rho, D_dense))
     real = jnp.finfo(cdtype).dtype
-    grid = step_grid(ts, check_step(opts.dt0, H_dense, list(L_dense)))
+    dt = check_step(opts.dt0, H_dense, list(L_dense), drive_rate(controls, D_dense, ts))
+    grid = step_grid(np.union1d(ts, edges_inside(controls, ts)), dt)
     check_fixed_step_options(opts, grid.shape[0] - 1)
     ops, record_etas, channels, quadratures = _records(
         L_dense, indices, heterodyne, check_etas(etas, len(indices), real)
     )
     problem = _Problem(
-        H_dense, L_dense, ops, record_etas, E_dense,
+        H_dense, D_dense, controls, L_dense, ops, record_etas, E_dense,
         jnp.concatenate([jnp.real(rho).ravel(), jnp.imag(rho).ravel(), jnp.zeros(len(channels), real)]),
         jnp.asarray(grid, real), jnp.asarray(ts, real),
         check_solver(opts.solver, len(channels)), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
@@ -286,7 +300,7 @@ def _trajectory(p: _Problem, key):
     """One trajectory: (expectations (time, e), integrated currents Y (time, m), final state (n, n))."""
     n = p.H.shape[0]
     n2, m = n * n, p.measured_ops.shape[0]
-    G = -1j * p.H - 0.5 * jnp.einsum("kji,kjl->il", jnp.conj(p.jumps), p.jumps)  # -i H_eff
+    G0 = -1j * p.H - 0.5 * jnp.einsum("kji,kjl->il", jnp.conj(p.jumps), p.jumps)  # -i H_eff without the drives
     c = as_complex(jnp.sqrt(p.etas), p.H)[:, None, None] * p.measured_ops  # sqrt(eta_m) L_m
 
     def density(y):
@@ -294,6 +308,8 @@ def _trajectory(p: _Problem, key):
 
     def drift(t, y, args):
         rho = density(y)
+        u = p.controls(t).astype(p.H.dtype)  # explicit: real amplitudes times complex operators
+        G = G0 - 1j * jnp.einsum("d,dij->ij", u, p.drive_ops)
         d = G @ rho + rho @ jnp.conj(G.T) + jnp.einsum("kij,jl,kml->im", p.jumps, rho, jnp.conj(p.jumps))
         d = 0.5 * (d + jnp.conj(d.T))  # exactly Hermitian increments keep rho exactly Hermitian
         signal = 2 * jnp.real(jnp.einsum("mij,ji->m", c, rho))  # sqrt(eta) tr(L rho + rho L^dag), rho Hermitian

@@ -98,9 +98,12 @@ def check_etas(etas, n_measured: int, dtype) -> Array:
     return jnp.broadcast_to(jnp.asarray(etas).astype(dtype), (n_measured,))
 
 
-def default_step(H: np.ndarray, jumps: list[np.ndarray]) -> float:
-    r"""`DEFAULT_STEP_FRACTION` of $1/(\|H\|_2 + \sum_k \|L_k\|_2^2)$ (inf for a generator that is zero)."""
-    rate = float(np.linalg.norm(H, 2)) + sum(float(np.linalg.norm(L, 2)) ** 2 for L in jumps)
+def default_step(H: np.ndarray, jumps: list[np.ndarray], drive_rate: float = 0.0) -> float:
+    r"""`DEFAULT_STEP_FRACTION` of $1/(\|H\|_2 + r_d + \sum_k \|L_k\|_2^2)$ (inf for a generator that is zero).
+
+    $r_d$ (`drive_rate`) bounds the drives: $\sum_j \max_t |u_j(t)|\,\|H_j\|_2$.
+    """
+    rate = float(np.linalg.norm(H, 2)) + drive_rate + sum(float(np.linalg.norm(L, 2)) ** 2 for L in jumps)
     return DEFAULT_STEP_FRACTION / rate if rate > 0 else math.inf
 
 
@@ -116,18 +119,22 @@ def step_grid(ts: np.ndarray, dt0: float) -> np.ndarray:
     return np.concatenate([*pieces, ts[-1:]])
 
 
-def check_step(dt0, H, jumps) -> float:
-    """The fixed step: `dt0` (concrete; `SolveOptions` checked it is finite and > 0) or the default from norms."""
+def check_step(dt0, H, jumps, drive_rate=0.0) -> float:
+    """The fixed step: `dt0` (concrete; `SolveOptions` checked it is finite and > 0) or the default from norms.
+
+    `drive_rate` bounds the drives' part of the generator (see `default_step`); `None` when it is not known (a
+    drive's amplitude traced), and then `dt0` must be given.
+    """
     if dt0 is not None:
         if not is_concrete(dt0):
             raise ValueError("dt0 must be a concrete number for smesolve: it sets the number of steps (a shape)")
         return float(dt0)
-    if not all(is_concrete(x) for x in (H, *jumps)):
+    if not all(is_concrete(x) for x in (H, *jumps)) or drive_rate is None:
         raise ValueError(
-            "dt0 must be given when H or jump_ops are traced (inside jax.grad or jax.jit): the default step is "
-            "computed from their norms, which are not known while tracing"
+            "dt0 must be given when H, the drives or jump_ops are traced (inside jax.grad or jax.jit): the default "
+            "step is computed from their norms and amplitudes, which are not known while tracing"
         )
-    return default_step(np.asarray(H), [np.asarray(L) for L in jumps])
+    return default_step(np.asarray(H), [np.asarray(L) for L in jumps], drive_rate)
 
 
 def check_solver(solver, n_measured: int) -> diffrax.AbstractSolver:
