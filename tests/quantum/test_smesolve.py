@@ -317,5 +317,5 @@ def test_default_step_needs_concrete_operators():
     def final_z(omega):
         return q.smesolve(qubit_H(omega), q.basis(2, 0), TS, QUBIT_JUMPS, ntraj=2, key=KEY).expects[-1, 0].real
 
-    with pytest.raises(ValueError, match="dt0 must be given when H or jump_ops are traced"):
+    with pytest.raises(ValueError, match="dt0 must be given when H, the drives or jump_ops are traced"):
         jax.grad(final_z)(OMEGA)
