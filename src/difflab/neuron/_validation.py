@@ -29,9 +29,10 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.internal import Sum, optional_module, simulate
+from ..core.internal import Sum, simulate
 from ..datasets import PresetError, load_model, preset_file
 from ..datasets import path as dataset_path
+from ..plot import new_figure
 from ..validation import (
     MODEL_STYLE,
     REFERENCE_STYLE,
@@ -191,9 +192,7 @@ def _one_trace(var) -> np.ndarray:
 
 def _spike_error_figure(spikes, spikes_ref, tolerance) -> Any:
     n = min(spikes.size, spikes_ref.size)
-    fig = optional_module("matplotlib.figure", "plot", "the report's figures").Figure(
-        figsize=(9, 3.2), layout="constrained"
-    )
+    fig = new_figure((9, 3.2))
     ax = fig.subplots()
     index = np.arange(1, n + 1)
     ax.axhline(0.0, **{**REFERENCE_STYLE, "label": "reference"})

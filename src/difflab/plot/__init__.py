@@ -11,6 +11,7 @@ from ._cell import bap as bap
 from ._cell import morphology as morphology
 from ._circuit import circuit as circuit
 from ._fi import fi_curve as fi_curve
+from ._matplotlib import new_figure as new_figure
 from ._overlay import MODEL_STYLE as MODEL_STYLE
 from ._overlay import REFERENCE_STYLE as REFERENCE_STYLE
 from ._overlay import overlay as overlay

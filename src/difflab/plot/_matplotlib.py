@@ -27,7 +27,11 @@ def matplotlib_module(name: str) -> Any:
 
 
 def new_figure(figsize: tuple[float, float]) -> Any:
-    """A `matplotlib.figure.Figure` with constrained layout (no pyplot)."""
+    """A `matplotlib.figure.Figure` with constrained layout (no pyplot), `figsize` in inches.
+
+    Raises:
+        ImportError: matplotlib is not installed; the message names the `plot` extra.
+    """
     return matplotlib_module("matplotlib.figure").Figure(figsize=figsize, layout="constrained")
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from jaxtyping import Array
 
 from ..core.internal import is_concrete
+from ._checks import check_hermitian
 from ._drives import Controls, Drive
 
 #: Samples of each amplitude over the solve for the default step's bound on the drives
@@ -46,8 +47,7 @@ def drive_terms(drives: tuple[Drive, ...], n: int, dtype) -> tuple[Array, Contro
         if drive.operator.n != n:
             raise ValueError(f"H[{j}].operator acts on dimension {drive.operator.n} but H[0] on {n}")
         dense = drive.operator.to_dense()
-        if is_concrete(dense) and not np.allclose(np.asarray(dense), np.conj(np.asarray(dense).T), atol=1e-12):
-            raise ValueError(f"H[{j}].operator must be Hermitian (a drive term u(t) H_j of the Hamiltonian)")
+        check_hermitian(dense, f"H[{j}].operator")
         ops.append(dense.astype(dtype))
     stacked = jnp.stack(ops) if ops else jnp.zeros((0, n, n), dtype)
     return stacked, Controls(*(drive.protocol for drive in drives))

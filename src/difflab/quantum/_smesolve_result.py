@@ -71,9 +71,8 @@ class SMEResult(eqx.Module):
             "eta": ("measured", np.asarray(self.etas), {"units": "1", "long_name": "detection efficiency"}),
             "quadrature": ("measured", list(self.quadratures or ("homodyne",) * len(self.measured))),
         }
-        detection = "heterodyne" if "I" in self.quadratures else "homodyne"
-        if detection == "heterodyne" and "homodyne" in self.quadratures:
-            detection = "homodyne and heterodyne"
+        kinds = {"homodyne" if q == "homodyne" else "heterodyne" for q in self.quadratures or ("homodyne",)}
+        detection = " and ".join(k for k in ("homodyne", "heterodyne") if k in kinds)
         attrs = trajectory_attrs(f"stochastic master equation, {detection} (diffusive) unravelling, Ito",
                                  np.shape(self.currents)[0], self.time_units)  # fmt: skip
         return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.internal import optional_module
+from ..plot import new_figure
 from ..validation import CaseOutcome, CaseSpec, Runner, metric, register_runner
 from ._answers import extensions_from_dataset
 from ._constants import MAX_EXTENSION, MAX_STRAIN
@@ -81,9 +81,7 @@ def run_answer(case: CaseSpec) -> CaseOutcome:
 
 
 def _strain_figure(strain: np.ndarray) -> Any:
-    fig = optional_module("matplotlib.figure", "plot", "the report's figures").Figure(
-        figsize=(6, 3.2), layout="constrained"
-    )
+    fig = new_figure((6, 3.2))
     ax = fig.add_subplot()
     ax.hist(100 * strain, bins=120, color="0.4")
     for x in (-0.07, 0.07):

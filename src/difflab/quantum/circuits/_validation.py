@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...core.internal import optional_module
+from ...plot import new_figure
 from ...validation import CaseOutcome, Runner, metric, register_runner
 from ._channels import ReadoutError
 from ._chemistry import h2_vqe_curve
@@ -99,7 +99,7 @@ def run_h2_vqe(case):
 
 
 def _curve_figure(curve) -> Any:
-    fig = optional_module("matplotlib.figure", "plot", "the report's figures").Figure(figsize=(6, 3.5))
+    fig = new_figure((6, 3.5))
     ax = fig.add_subplot()
     r = curve.bond_length.values
     ax.plot(r, curve.exact_energy, "k-", label="exact diagonalisation")
@@ -108,7 +108,6 @@ def _curve_figure(curve) -> Any:
     ax.set_xlabel("bond length (Å)")
     ax.set_ylabel("energy (hartree)")
     ax.legend()
-    fig.tight_layout()
     return fig
 
 
