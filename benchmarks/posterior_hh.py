@@ -51,6 +51,7 @@ def one_seed(seed: int) -> dict:
     return {
         "seed": seed, "fit_s": t1 - t0, "sample_s": t2 - t1, "rhat": float(post["rhat"].max()),
         "ess": float(post["ess_bulk"].min()), "divergences": int(post.attrs["divergences"]),
+        "gradients": float(post.attrs["gradients_per_draw"]),
         "noise": float(post.attrs["noise"]), "covered": covered, "warnings": len(caught),
         "means": {n: float(post[n].mean()) for n in TRUE}, "sds": {n: float(post[n].std()) for n in TRUE},
     }  # fmt: skip
@@ -58,9 +59,9 @@ def one_seed(seed: int) -> dict:
 
 def main(seeds: int) -> None:
     print(f"jax {jax.__version__}, difflab {difflab.__version__}; {CHAINS} chains x ({WARMUP} warm-up + {DRAWS} draws)")
-    print("| seed | fit (s) | sampling (s) | max R-hat | min bulk ESS | divergences | σ̂ (mV) | gNa | gK | gL | "
-          "95 % intervals holding the truth |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| seed | fit (s) | sampling (s) | gradients / draw | max R-hat | min bulk ESS | divergences | σ̂ (mV) | "
+          "gNa | gK | gL | 95 % intervals holding the truth |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     held = {n: 0 for n in TRUE}
     for seed in range(1, seeds + 1):
         r = one_seed(seed)
@@ -68,8 +69,8 @@ def main(seeds: int) -> None:
             held[n] += r["covered"][n]
         cells = " | ".join(f"{r['means'][n]:.4g} ± {r['sds'][n]:.2g}" for n in TRUE)
         hits = ", ".join(n for n in TRUE if r["covered"][n]) or "none"
-        print(f"| {seed} | {r['fit_s']:.0f} | {r['sample_s']:.0f} | {r['rhat']:.4f} | {r['ess']:.0f} | "
-              f"{r['divergences']} | {r['noise']:.3f} | {cells} | {hits} |", flush=True)  # fmt: skip
+        print(f"| {seed} | {r['fit_s']:.0f} | {r['sample_s']:.0f} | {r['gradients']:.1f} | {r['rhat']:.4f} | "
+              f"{r['ess']:.0f} | {r['divergences']} | {r['noise']:.3f} | {cells} | {hits} |", flush=True)  # fmt: skip
     print("intervals holding the truth over", seeds, "seeds:", ", ".join(f"{n} {held[n]}" for n in TRUE))
 
 

@@ -18,6 +18,7 @@ from _systems import Line
 import difflab
 from difflab.bayes._density import LogDensity
 from difflab.bayes._posterior import _warn
+from difflab.bayes._whiten import whiten
 from difflab.calibration.internal import Comparison, build_problem, fit_members
 
 pytestmark = pytest.mark.slow  # one NUTS compilation (about a minute on a busy 2-core machine)
@@ -97,6 +98,41 @@ def test_log_density_has_jacobian_and_prior():
     theta = [{"a": problem.transforms["a"].inverse(a), "b": problem.transforms["b"].inverse(b)} for a, b in points]
     got = [float(density(t)) for t in theta]
     np.testing.assert_allclose(got[0] - got[1], closed_form(*points[0]) - closed_form(*points[1]), rtol=1e-9)
+
+
+def test_whitening_is_the_exact_covariance_of_a_linear_model():
+    """Unbounded (identity) parameters and flat priors: the Gauss–Newton curvature of the line is its exact
+    precision XᵀX/σ², wherever it is taken, so L Lᵀ = σ²(XᵀX)⁻¹; `to_z` inverts `theta`."""
+    data = line_data(0)
+    problem, fit = build_problem(Line(), data, {"a": None, "b": None}, "mse", Comparison(), None)
+    member = jax.tree.map(lambda x: x[0], fit_members(difflab.Constant(0.0), fit))
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(SIGMA), priors=())
+    white = whiten(density, {"a": jnp.asarray(0.2), "b": jnp.asarray(-1.0)})
+    np.testing.assert_allclose(white.scale @ white.scale.T, SIGMA**2 * np.linalg.inv(X.T @ X), rtol=1e-10)
+    z = jnp.array([0.3, -1.7])
+    np.testing.assert_allclose(white.to_z(white.theta(z)), z, rtol=1e-12)
+    # the density of z is that of u (the affine map's Jacobian is a constant)
+    theta = white.theta(z)
+    np.testing.assert_allclose(white(z) - white(jnp.zeros(2)), density(theta) - density(white.theta(jnp.zeros(2))),
+                               rtol=1e-12)  # fmt: skip
+
+
+def test_correlated_badly_scaled_posterior_takes_short_trees():
+    """Measured at 20–22 ms only (the line starts at 0, where the sample is NaN): a and b correlate at −0.9996
+    and their standard deviations differ 21-fold. The correlation matrix's condition number is 2400, so a
+    diagonal mass matrix would need trees of about 50 leapfrog steps; whitened at the start, the chains take a
+    few."""
+    ts = np.linspace(20.0, 22.0, 21)
+    design = np.stack([ts, np.ones_like(ts)], axis=1)
+    y = 0.7 * ts + 0.3 + SIGMA * np.random.default_rng(5).standard_normal(ts.size)
+    beta = np.linalg.solve(design.T @ design, design.T @ y)
+    cov = SIGMA**2 * np.linalg.inv(design.T @ design)
+    assert cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1]) < -0.9995
+    data = {"time": np.concatenate([[0.0], ts]), "y": np.concatenate([[np.nan], y])}
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params={"a": None, "b": None}, noise=SIGMA,
+                             start={"a": 0.7, "b": 0.3}, key=jax.random.key(5), **SETTINGS)  # fmt: skip
+    check_against_exact(post, beta, cov)
+    assert post.attrs["gradients_per_draw"] < 8, post.attrs["gradients_per_draw"]
 
 
 @pytest.mark.parametrize(

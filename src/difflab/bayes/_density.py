@@ -45,11 +45,15 @@ class LogDensity(eqx.Module):
         _, data, mask = self.member
         n = jnp.asarray(self.problem.loss.count(data, mask)).astype(residuals.dtype)
         log_likelihood = -0.5 * n * jnp.sum(residuals**2) / self.sigma**2
-        values = self.problem.physical(theta)
-        log_prior = sum((jnp.sum(prior(values[name])) for name, prior in self.priors), jnp.zeros(()))
-        total = log_likelihood + log_prior + log_jacobian(self.problem, theta)
+        total = log_likelihood + self.log_prior_and_jacobian(theta)
         # a failed solve (NaN or inf residuals) is a point of zero density, which NUTS rejects, not a crash
         return jnp.where(jnp.isfinite(total), total, -jnp.inf)
+
+    def log_prior_and_jacobian(self, theta: dict[str, jax.Array]) -> jax.Array:
+        r"""The terms without the data: $\sum_j \log p_j(x_j) + \sum_j \log|\partial f_j / \partial u_j|$."""
+        values = self.problem.physical(theta)
+        log_prior = sum((jnp.sum(prior(values[name])) for name, prior in self.priors), jnp.zeros(()))
+        return log_prior + log_jacobian(self.problem, theta)
 
 
 def log_jacobian(problem: Problem, theta: dict[str, jax.Array]) -> jax.Array:

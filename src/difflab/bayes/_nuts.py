@@ -7,6 +7,8 @@ parameters"), then draws `draws` states with the adapted kernel. Warm-up states 
 
 from __future__ import annotations
 
+from typing import Any
+
 import equinox as eqx
 import jax
 
@@ -14,11 +16,12 @@ from ..core.internal import optional_module
 
 
 @eqx.filter_jit
-def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: int, draws: int):
-    """Draws of every chain `{name: (chain, draw, ...)}`, divergences `(chain, draw)` and adapted step sizes.
+def run_chains(density, keys: jax.Array, starts: Any, warmup: int, draws: int):
+    """Every chain's draws, divergences, leapfrog steps and adapted step size.
 
-    `density` is the log density of the unconstrained parameters; `keys` one key per chain; `starts` the
-    unconstrained starts with a leading chain axis.
+    The draws are the positions' pytree with leading `(chain, draw)` axes, the divergences and leapfrog steps
+    `(chain, draw)` arrays. `density` is the log density of the sampler's coordinates; `keys` one key per chain;
+    `starts` the starts (any pytree) with a leading chain axis.
     """
     blackjax = optional_module("blackjax", "posterior", "posterior()")
     # blackjax's own arithmetic mixes Python numbers with bools and int32 counters, which strict dtype promotion
@@ -37,10 +40,10 @@ def run_chains(density, keys: jax.Array, starts: dict[str, jax.Array], warmup: i
 
         def one(state, step_key):
             state, info = kernel(step_key, state)
-            return state, (state.position, info.is_divergent)
+            return state, (state.position, info.is_divergent, info.num_integration_steps)
 
-        _, (positions, divergent) = jax.lax.scan(one, state, jax.random.split(draw_key, draws))
-        return positions, divergent, parameters["step_size"]
+        _, (positions, divergent, steps) = jax.lax.scan(one, state, jax.random.split(draw_key, draws))
+        return positions, divergent, steps, parameters["step_size"]
 
     with jax.numpy_dtype_promotion("standard"):
         return jax.vmap(chain)(keys, starts)

@@ -22,6 +22,7 @@ from ..calibration.internal import AbstractTransform, Bounded, Calibration, Comp
 from ..core.internal import AbstractModel, get_path, optional_module
 from ._density import LogDensity
 from ._nuts import run_chains
+from ._whiten import whiten
 
 #: Convergence thresholds (Vehtari et al., "Rank-normalization, folding, and localization: an improved R-hat",
 #: Bayesian Analysis 16, 2021: R-hat below 1.01 and a bulk ESS of at least 100 before trusting the draws).
@@ -51,7 +52,9 @@ def posterior(
     $$p(x \mid y) \propto \exp\Big(-\frac{\mathrm{RSS}(x)}{2\sigma^2}\Big) \prod_j p_j(x_j)$$
 
     with $\mathrm{RSS}$ the residual sum of squares of `calibrate`'s trace MSE (one noise level $\sigma$ for all
-    samples). The sampler works in the transforms' unconstrained coordinates, with their log-Jacobian.
+    samples). The sampler works in the transforms' unconstrained coordinates, with their log-Jacobian, whitened by
+    the posterior's Gauss–Newton curvature at `start` (an affine map, see `difflab.bayes._whiten`): at a fit the
+    chains then see a posterior close to a standard normal and take short trees from the first warm-up step.
 
     Args:
         model: the model; fields not named in `params` stay fixed.
@@ -73,7 +76,9 @@ def posterior(
     Returns:
         A Dataset with one variable per parameter, dims `(chain, draw)` (plus the parameter's own), physical units
         in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter);
-        `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences` and the adapted step sizes.
+        `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences`, the adapted step sizes
+        (whitened coordinates) and `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in
+        gradients of the log density).
 
     Warns:
         RuntimeWarning: naming the parameter when R-hat > 1.01 or bulk ESS < 100, or when any draw diverged.
@@ -92,15 +97,19 @@ def posterior(
     theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
     sigma = _noise(noise, problem, theta, member)
     density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
+    whitened = whiten(density, theta)
     start_key, chain_key = jax.random.split(key)
     starts = {
         name: u + START_JITTER * jax.random.normal(k, (chains, *jnp.shape(u)), jnp.result_type(u))
         for (name, u), k in zip(theta.items(), jax.random.split(start_key, len(theta)))
     }
-    positions, divergent, step_sizes = run_chains(density, jax.random.split(chain_key, chains), starts, warmup, draws)
+    z_starts = jax.vmap(whitened.to_z)(starts)
+    z, divergent, steps, step_sizes = run_chains(whitened, jax.random.split(chain_key, chains), z_starts, warmup, draws)
+    positions = jax.vmap(jax.vmap(whitened.theta))(z)
     settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=chains, warmup=warmup, draws=draws)
     out = _dataset(problem, positions, np.asarray(divergent), settings)
-    out.attrs.update(noise=float(sigma), noise_estimated=int(noise is None), step_sizes=np.asarray(step_sizes))
+    out.attrs.update(noise=float(sigma), noise_estimated=int(noise is None), step_sizes=np.asarray(step_sizes),
+                     gradients_per_draw=float(np.mean(steps)))  # fmt: skip
     _warn(out)
     return out
 

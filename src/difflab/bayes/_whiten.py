@@ -1,0 +1,100 @@
+r"""The sampler's coordinates: the unconstrained parameters whitened by the posterior's curvature at the start.
+
+NUTS takes steps of one size in every direction, so it needs about $\sqrt{\kappa}$ leapfrog steps per draw on a
+posterior whose scales differ by a factor $\kappa$ (Neal, "MCMC using Hamiltonian dynamics", 2011, §4.1).
+Fitted conductances are such a posterior: in the transforms' coordinates gNa's standard deviation is a few
+thousandths and gL's a few hundredths, and gNa and gK are correlated. The window adaptation learns a diagonal
+mass matrix, but only after its first windows, which run at the badly scaled start with trees of hundreds of steps.
+
+So the chains run in $z$, with
+
+$$u = u_0 + L z, \qquad L L^\top = H^{-1},\qquad H = \frac{n}{\sigma^2} J^\top J
+    - \nabla^2_u\Big(\sum_j \log p_j + \sum_j \log\Big|\frac{\partial f_j}{\partial u_j}\Big|\Big)\Big|_{u_0},$$
+
+$H$ being the Gauss–Newton curvature of $-\log p(u \mid y)$ at the start $u_0$ ($J = \partial r/\partial u$, the
+residuals' Jacobian, one forward-mode pass per parameter). At a least-squares fit $u_0$ is the mode and
+$\mathcal N(u_0, H^{-1})$ the Laplace approximation of the posterior, so in $z$ it is close to a standard normal:
+the adaptation starts from a unit step and short trees. The map is affine, so its Jacobian is a constant and
+the density of $z$ is that of $u$. Eigenvalues of $H$ below `RELATIVE_FLOOR` × the largest (a direction the data
+and priors do not constrain, or a non-convex prior term) are raised to that floor; a curvature that is not finite
+(a failed solve at the start) leaves $L$ the identity.
+"""
+
+from __future__ import annotations
+
+import math
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from ._density import LogDensity
+
+#: Smallest eigenvalue of the curvature kept, relative to the largest (per the dtype's precision, see `whiten`).
+RELATIVE_FLOOR = 1e-12
+
+
+class Whitened(eqx.Module):
+    """`log p(z | y)`, with `u = origin + scale @ z` the flattened unconstrained parameters of `density`.
+
+    Attributes:
+        density: the log density in the unconstrained coordinates `{name: u}`.
+        origin: `u_0`, the start, flattened in the order of `names`.
+        scale: `L`, with `L Lᵀ` the inverse curvature at the start.
+        names, shapes: each parameter's name and shape, to unflatten `u` (static: the compiled sampler is found
+            again for another recording of the same shapes).
+    """
+
+    density: LogDensity
+    origin: jax.Array
+    scale: jax.Array
+    names: tuple[str, ...] = eqx.field(static=True)
+    shapes: tuple[tuple[int, ...], ...] = eqx.field(static=True)
+
+    def __call__(self, z: jax.Array) -> jax.Array:
+        return self.density(self.theta(z))
+
+    def theta(self, z: jax.Array) -> dict[str, jax.Array]:
+        """`{name: u}` at the whitened point `z` (shape `(p,)`)."""
+        return unflatten(self.origin + self.scale @ z, self.names, self.shapes)
+
+    def to_z(self, theta: dict[str, jax.Array]) -> jax.Array:
+        """The whitened point of the unconstrained parameters `theta`."""
+        return jnp.linalg.solve(self.scale, flatten(theta, self.names) - self.origin)
+
+
+def whiten(density: LogDensity, theta: dict[str, jax.Array]) -> Whitened:
+    """The density in coordinates whitened by its Gauss–Newton curvature at `theta` (see the module)."""
+    names = tuple(theta)
+    shapes = tuple(tuple(jnp.shape(theta[name])) for name in names)
+    origin = flatten(theta, names)
+    as_theta = lambda u: unflatten(u, names, shapes)  # noqa: E731
+    _, data, mask = density.member
+    residuals = lambda u: density.problem.residuals(as_theta(u), density.member, adjoint=diffrax.ForwardMode())  # noqa: E731
+    jacobian = jax.jacfwd(residuals)(origin)
+    n = jnp.asarray(density.problem.loss.count(data, mask)).astype(origin.dtype)
+    curvature = n / density.sigma**2 * jacobian.T @ jacobian
+    curvature = curvature - jax.hessian(lambda u: density.log_prior_and_jacobian(as_theta(u)))(origin)
+    curvature = (curvature + curvature.T) / 2
+    eigenvalues, vectors = jnp.linalg.eigh(curvature)
+    largest = jnp.max(eigenvalues)
+    floor = jnp.maximum(RELATIVE_FLOOR, jnp.finfo(origin.dtype).eps) * largest
+    scale = vectors / jnp.sqrt(jnp.maximum(eigenvalues, floor))[None, :]
+    usable = jnp.all(jnp.isfinite(curvature)) & (largest > 0)
+    scale = jnp.where(usable, scale, jnp.eye(origin.size, dtype=origin.dtype))
+    return Whitened(density=density, origin=origin, scale=scale, names=names, shapes=shapes)
+
+
+def flatten(theta: dict[str, jax.Array], names: tuple[str, ...]) -> jax.Array:
+    return jnp.concatenate([jnp.ravel(theta[name]) for name in names])
+
+
+def unflatten(u: jax.Array, names: tuple[str, ...], shapes: tuple[tuple[int, ...], ...]) -> dict[str, jax.Array]:
+    """`{name: u}` from the flat vector (a leading batch axis is allowed: `u` of shape `(..., p)`)."""
+    out, at = {}, 0
+    for name, shape in zip(names, shapes, strict=True):
+        size = math.prod(shape)
+        out[name] = u[..., at : at + size].reshape(*u.shape[:-1], *shape)
+        at += size
+    return out
