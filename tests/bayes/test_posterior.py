@@ -18,8 +18,9 @@ from _systems import Line
 import difflab
 from difflab.bayes._density import LogDensity
 from difflab.bayes._posterior import _warn
-from difflab.bayes._whiten import whiten
+from difflab.bayes._whiten import FORWARD_MODE_MAX, whiten
 from difflab.calibration.internal import Comparison, build_problem, fit_members
+from difflab.neuron import HodgkinHuxley
 
 pytestmark = pytest.mark.slow  # one NUTS compilation (about a minute on a busy 2-core machine)
 
@@ -117,6 +118,23 @@ def test_whitening_is_the_exact_covariance_of_a_linear_model():
                                rtol=1e-12)  # fmt: skip
 
 
+def test_forward_mode_gradient_equals_reverse_mode():
+    """Up to FORWARD_MODE_MAX scalars the sampler's gradient is taken in forward mode inside a custom VJP: the
+    value and the gradient NUTS receives equal the reverse-mode ones of the same density."""
+    data = line_data(0)
+    problem, fit = build_problem(Line(), data, BOUNDS, "mse", Comparison(), None)
+    member = jax.tree.map(lambda x: x[0], fit_members(difflab.Constant(0.0), fit))
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(SIGMA), priors=(("a", jnp.sin),))
+    white = whiten(density, {"a": jnp.asarray(0.1), "b": jnp.asarray(-0.2)})
+    assert white.origin.size <= FORWARD_MODE_MAX
+    z = jnp.array([0.4, -0.9])
+    value, gradient = jax.value_and_grad(white)(z)
+    reverse_value, reverse = jax.value_and_grad(lambda x: density(white.theta(x)))(z)
+    np.testing.assert_allclose(value, reverse_value, rtol=1e-13)
+    np.testing.assert_allclose(gradient, reverse, rtol=1e-10)
+    assert np.all(np.abs(np.asarray(gradient)) > 1e-3)  # not a trivial zero
+
+
 def test_correlated_badly_scaled_posterior_takes_short_trees():
     """Measured at 20–22 ms only (the line starts at 0, where the sample is NaN): a and b correlate at −0.9996
     and their standard deviations differ 21-fold. The correlation matrix's condition number is 2400, so a
@@ -133,6 +151,22 @@ def test_correlated_badly_scaled_posterior_takes_short_trees():
                              start={"a": 0.7, "b": 0.3}, key=jax.random.key(5), **SETTINGS)  # fmt: skip
     check_against_exact(post, beta, cov)
     assert post.attrs["gradients_per_draw"] < 8, post.attrs["gradients_per_draw"]
+
+
+def test_the_squid_axons_step_is_resolved_from_the_start_and_the_bounds():
+    """As in `calibrate`: the default fixed step is resolved once, as a number, from the start and the bounds'
+    corners (gNa up to 1000 mS/cm²: 5/256 ms), not left to follow the sampled gNa, which would make every solve a
+    while loop."""
+    protocol, ts = difflab.Step(10.0, 2.5, 15.0), jnp.arange(0.0, 15.0, 0.125)
+    model = HodgkinHuxley.squid_axon()
+    data = {"time": ts, "V": difflab.simulate(model, protocol, ts).ys["V"]}
+    # one chain of four draws without warm-up (a quick look, allowed): no R-hat, and a warning that says so
+    with pytest.warns(RuntimeWarning, match=r"posterior of 'gNa' has not converged: no R-hat \(one chain\)"):
+        post = difflab.posterior(model, protocol, data, params={"gNa": (50.0, 1000.0)}, noise=1.0,
+                                 start={"gNa": 120.0}, chains=1, warmup=0, draws=4, key=jax.random.key(0))  # fmt: skip
+    assert post.attrs["dt0"] == str(5 / 256)
+    assert np.isnan(post["rhat"].values).all()
+    assert np.all(np.abs(post["gNa"].values - 120.0) < 5.0)  # 1 mV noise on 120 samples: gNa known to < 1 mS/cm²
 
 
 @pytest.mark.parametrize(

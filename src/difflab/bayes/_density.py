@@ -40,8 +40,9 @@ class LogDensity(eqx.Module):
     sigma: jax.Array
     priors: tuple[tuple[str, Callable], ...] = eqx.field(static=True)
 
-    def __call__(self, theta: dict[str, jax.Array]) -> jax.Array:
-        residuals = self.problem.residuals(theta, self.member)
+    def __call__(self, theta: dict[str, jax.Array], adjoint=None) -> jax.Array:
+        """The log density at `theta`; `adjoint`: the solve's (`None`: the model's default, for reverse mode)."""
+        residuals = self.problem.residuals(theta, self.member, adjoint)
         _, data, mask = self.member
         n = jnp.asarray(self.problem.loss.count(data, mask)).astype(residuals.dtype)
         log_likelihood = -0.5 * n * jnp.sum(residuals**2) / self.sigma**2

@@ -11,8 +11,13 @@ from typing import Any
 
 import equinox as eqx
 import jax
+import jax.numpy as jnp
 
 from ..core.internal import optional_module
+
+#: The leapfrog step without warm-up (`warmup=0`), in the sampler's whitened coordinates, where a posterior close to
+#: a standard normal takes steps of about 1 / d^(1/4) at NUTS's 0.8 acceptance (Beskos et al., Bernoulli 19, 2013).
+UNADAPTED_STEP = 0.5
 
 
 @eqx.filter_jit
@@ -34,8 +39,14 @@ def run_chains(density, keys: jax.Array, starts: Any, warmup: int, draws: int):
 
     def chain(key, start):
         adapt_key, draw_key = jax.random.split(key)
-        adaptation = blackjax.window_adaptation(blackjax.nuts, caller_density)
-        (state, parameters), _ = adaptation.run(adapt_key, start, num_steps=warmup)
+        if warmup > 0:
+            adaptation = blackjax.window_adaptation(blackjax.nuts, caller_density)
+            (state, parameters), _ = adaptation.run(adapt_key, start, num_steps=warmup)
+        else:  # no adaptation: the unit mass matrix and step of whitened coordinates
+            dtype = jnp.result_type(*jax.tree.leaves(start))
+            size = sum(jnp.size(leaf) for leaf in jax.tree.leaves(start))
+            parameters = {"step_size": jnp.asarray(UNADAPTED_STEP, dtype), "inverse_mass_matrix": jnp.ones(size, dtype)}
+            state = blackjax.nuts(caller_density, **parameters).init(start)
         kernel = blackjax.nuts(caller_density, **parameters).step
 
         def one(state, step_key):

@@ -18,7 +18,15 @@ import numpy as np
 import xarray as xr
 from jaxtyping import ArrayLike, PRNGKeyArray
 
-from ..calibration.internal import AbstractTransform, Bounded, Calibration, Comparison, build_problem, fit_members
+from ..calibration.internal import (
+    AbstractTransform,
+    Bounded,
+    Calibration,
+    Comparison,
+    build_problem,
+    fit_members,
+    resolve_default_step,
+)
 from ..core.internal import AbstractModel, get_path, optional_module
 from ._density import LogDensity
 from ._nuts import run_chains
@@ -68,8 +76,9 @@ def posterior(
             (physical units, inside the bounds) or `None`: a `Bounded` parameter's centre, else the model's value.
         noise: $\sigma$, the noise standard deviation in the data's units (> 0). `None`: $\hat\sigma^2 =
             \mathrm{RSS}/(n - p)$ at `start` (so start at a fit), stated in `attrs["noise"]`.
-        chains: independent chains, vmapped (>= 1; 4 give a meaningful R-hat).
-        warmup: adaptation steps per chain (step size and diagonal mass matrix), discarded.
+        chains: independent chains, vmapped (>= 1; R-hat needs 2 and is NaN for one; 4 give a meaningful one).
+        warmup: adaptation steps per chain (step size and diagonal mass matrix), discarded; 0: none, the unit mass
+            matrix and a step of 0.5 in the whitened coordinates (`_nuts.UNADAPTED_STEP`).
         draws: kept draws per chain (>= 1).
         key: random key (chains' starts, adaptation and draws).
 
@@ -77,8 +86,9 @@ def posterior(
         A Dataset with one variable per parameter, dims `(chain, draw)` (plus the parameter's own), physical units
         in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter);
         `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences`, the adapted step sizes
-        (whitened coordinates) and `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in
-        gradients of the log density).
+        (whitened coordinates), `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in
+        gradients of the log density), and `dt0`, the fixed step of the solves (`"default"` when the model's
+        solver is adaptive or the step its own).
 
     Warns:
         RuntimeWarning: naming the parameter when R-hat > 1.01 or bulk ESS < 100, or when any draw diverged.
@@ -95,6 +105,9 @@ def posterior(
     priors = _checked_priors(priors, problem.transforms)
     member = jax.tree.map(lambda x: x[0], fit_members(protocol, fit))
     theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
+    # the model's default fixed step resolved once, from the start and the bounds' corners, as `calibrate` does:
+    # left to follow the sampled parameters it would be traced, and every solve a while loop instead of a scan
+    problem = resolve_default_step(problem, jax.tree.map(lambda u: u[None], theta), member[0])
     sigma = _noise(noise, problem, theta, member)
     density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
     whitened = whiten(density, theta)
@@ -108,8 +121,13 @@ def posterior(
     positions = jax.vmap(jax.vmap(whitened.theta))(z)
     settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=chains, warmup=warmup, draws=draws)
     out = _dataset(problem, positions, np.asarray(divergent), settings)
-    out.attrs.update(noise=float(sigma), noise_estimated=int(noise is None), step_sizes=np.asarray(step_sizes),
-                     gradients_per_draw=float(np.mean(steps)))  # fmt: skip
+    out.attrs.update(
+        noise=float(sigma),
+        noise_estimated=int(noise is None),
+        step_sizes=np.asarray(step_sizes),
+        gradients_per_draw=float(np.mean(steps)),
+        dt0=str(problem.sim_options.get("dt0", "default")),
+    )
     _warn(out)
     return out
 
@@ -183,7 +201,8 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
         attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"posterior draws of {name} ({path})"}
         variables[name] = xr.Variable(dims, x, attrs)
         with jax.numpy_dtype_promotion("standard"):  # blackjax's ranks mix Python floats with integer counts
-            rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))))
+            # R-hat compares chains: NaN for one chain (which `chains` allows, for a quick look)
+            rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))) if x.shape[0] > 1 else np.nan)
             ess.append(float(np.min(diagnostics.ess_bulk(x))))
     names = [name for name, _ in problem.paths]
     variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
@@ -198,8 +217,9 @@ def _warn(out: xr.Dataset) -> None:
     for name in map(str, out["parameter"].values):
         rhat, ess = float(out["rhat"].sel(parameter=name)), float(out["ess_bulk"].sel(parameter=name))
         if rhat > RHAT_LIMIT or ess < ESS_LIMIT:
+            shown = f"R-hat {rhat:.3f} (want <= {RHAT_LIMIT})" if np.isfinite(rhat) else "no R-hat (one chain)"
             warnings.warn(
-                f"posterior of {name!r} has not converged: R-hat {rhat:.3f} (want <= {RHAT_LIMIT}), bulk ESS "
+                f"posterior of {name!r} has not converged: {shown}, bulk ESS "
                 f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws) or start at a fit",
                 RuntimeWarning,
                 stacklevel=3,

@@ -10,6 +10,7 @@ from ._calibrate import build_problem as build_problem
 from ._calibrate import calibrate as calibrate
 from ._calibrate import fit_members as fit_members
 from ._comparison import Comparison as Comparison
+from ._diagnostics import resolve_default_step as resolve_default_step
 from ._linear_estimate import EstimateUnavailable as EstimateUnavailable
 from ._measured import FitData as FitData
 from ._measured import as_fit_data as as_fit_data
