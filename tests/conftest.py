@@ -23,13 +23,19 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(CACHE))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.2")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # XLA's CPU compiler, told to spend less on code that runs for milliseconds: the legacy loop emitters instead of the
-# fusion emitters, and LLVM at -O1. On two cores a small decay fit compiles in 2.7 s instead of 4.4 s, the
-# ball-and-stick fit of docs/cells.md in 16 s instead of 28 s, and the longest solves (the L5PC's backpropagating
-# action potential) run no slower. Every float64 figure is unchanged at its tolerance; float32 rounds differently
-# (a branched cell's float32 spikes drift 0.0012 ms instead of 0.0003 ms from float64), so a float32 accuracy test
-# runs in a subprocess with the flags the suite was started with (tests/_host_devices.py). Flags already set in
-# XLA_FLAGS are kept.
-_FAST_COMPILE = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=1")
+# fusion emitters, and LLVM at -O0 without its expensive passes (JAX's own `jax_disable_most_optimizations` sets the
+# last two). XLA compilation is about half of the suite's time (tracing and lowering a third, running the programs
+# a fifth); against the fusion emitters and -O3, a small decay fit compiles in 2.7 s instead of 4.4 s and the
+# ball-and-stick fit of docs/cells.md in 16 s instead of 28 s, and -O0 takes another 15 % off a compile-bound set of
+# files, while the longest solve (the L5PC's backpropagating action potential) runs 14 % slower. Every float64
+# figure is unchanged at its tolerance; float32 rounds differently (a branched cell's float32 spikes drift 0.0012 ms
+# instead of 0.0003 ms from float64), so a float32 accuracy test runs in a subprocess with the flags the suite was
+# started with (tests/_host_devices.py). Flags already set in XLA_FLAGS are kept.
+_FAST_COMPILE = (
+    "--xla_cpu_use_fusion_emitters=false",
+    "--xla_backend_optimization_level=0",
+    "--xla_llvm_disable_expensive_passes=true",
+)
 _given = os.environ.setdefault("DIFFLAB_TEST_GIVEN_XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))
 os.environ["XLA_FLAGS"] = " ".join([_given, *(f for f in _FAST_COMPILE if f.split("=")[0] not in _given)]).strip()
 

@@ -10,6 +10,8 @@ import jax.numpy as jnp
 import pytest
 
 import difflab
+from difflab.calibration._diagnostics import resolve_default_step
+from difflab.calibration.internal import Comparison, build_problem
 from difflab.neuron import HodgkinHuxley
 
 pytestmark = pytest.mark.filterwarnings("ignore::difflab.CalibrationWarning")
@@ -33,9 +35,18 @@ def data():
     ],
 )
 def test_fit_step_is_resolved_from_starts_and_bounds(data, transform, dt0):
-    fit = difflab.calibrate(HodgkinHuxley.squid_axon(), PROTOCOL, data, params={"gNa": transform}, steps=3,
-                            run=difflab.RunOptions(refine=False))  # fmt: skip
-    assert fit.diagnostics.attrs["dt0"] == str(dt0)
+    """The rule itself, on the problem `calibrate` builds (no solve: the step comes from concrete models)."""
+    problem, _ = build_problem(HodgkinHuxley.squid_axon(), data, {"gNa": transform}, "mse", Comparison(), None)
+    start = {"gNa": transform.inverse(jnp.array([120.0]))}  # one start, the member axis first
+    resolved = resolve_default_step(problem, start, PROTOCOL)
+    assert resolved.sim_options["dt0"] == dt0 and resolved.step_resolved
+
+
+def test_the_fit_runs_at_the_resolved_step(data):
+    """End to end, at the upper corner: the fit records the resolved step and converges at it."""
+    fit = difflab.calibrate(HodgkinHuxley.squid_axon(), PROTOCOL, data, params={"gNa": difflab.Bounded(50.0, 1000.0)},
+                            steps=3, run=difflab.RunOptions(refine=False))  # fmt: skip
+    assert fit.diagnostics.attrs["dt0"] == str(5 / 256)
     assert float(fit.best["gNa"]) == pytest.approx(120.0, rel=0.01)  # data at 5/64 ms, exact start
 
 
