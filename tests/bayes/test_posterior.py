@@ -17,9 +17,9 @@ from _systems import Line
 
 import difflab
 from difflab.bayes._density import LogDensity
-from difflab.bayes._posterior import _warn
+from difflab.bayes._posterior import _at_the_fits_step, _warn
 from difflab.bayes._whiten import FORWARD_MODE_MAX, whiten
-from difflab.calibration.internal import Comparison, build_problem, fit_members
+from difflab.calibration.internal import Calibration, Comparison, build_problem, fit_members, resolve_default_step
 from difflab.neuron import HodgkinHuxley
 
 pytestmark = pytest.mark.slow  # one NUTS compilation (about a minute on a busy 2-core machine)
@@ -167,6 +167,27 @@ def test_the_squid_axons_step_is_resolved_from_the_start_and_the_bounds():
     assert post.attrs["dt0"] == str(5 / 256)
     assert np.isnan(post["rhat"].values).all()
     assert np.all(np.abs(post["gNa"].values - 120.0) < 5.0)  # 1 mV noise on 120 samples: gNa known to < 1 mS/cm²
+
+
+def test_a_fits_refined_step_is_the_posteriors():
+    """A fit that refined its step (`diagnostics.attrs["dt0"]`) hands it on when it is finer than the default."""
+    protocol, ts = difflab.Step(10.0, 2.5, 15.0), jnp.arange(0.0, 15.0, 0.125)
+    model = HodgkinHuxley.squid_axon()
+    data = {"time": ts, "V": difflab.simulate(model, protocol, ts).ys["V"]}
+    problem, _ = build_problem(model, data, {"gNa": (50.0, 250.0)}, "mse", Comparison(), None)
+    problem = resolve_default_step(problem, {"gNa": jnp.zeros(1)}, protocol)
+    assert problem.sim_options["dt0"] == 5 / 64
+
+    def fit_at(dt0):
+        none = xr.Dataset()
+        return Calibration(model=model, estimates=none, losses=xr.DataArray(0.0), history=none, covariance=None,
+                           solver_ok=xr.DataArray(True), steps=0, checkpoint=None,
+                           diagnostics=xr.Dataset(attrs={"dt0": dt0}))  # fmt: skip
+
+    assert _at_the_fits_step(problem, fit_at(str(5 / 256))).sim_options["dt0"] == 5 / 256
+    assert _at_the_fits_step(problem, fit_at("0.25")) is problem  # coarser than the default: the default stays
+    assert _at_the_fits_step(problem, fit_at("default")) is problem  # an adaptive fit
+    assert _at_the_fits_step(problem, {"gNa": 120.0}) is problem  # not a fit
 
 
 @pytest.mark.parametrize(
