@@ -60,4 +60,4 @@ def test_the_check_sees_a_started_backend():
     done = subprocess.run([sys.executable, "-c", script, "json"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.splitlines()[-1])
-    assert "jax_num_cpu_devices" in result["json"] or "backend" in result["json"].lower(), result
+    assert result["json"] is not None and "jax_num_cpu_devices" in result["json"], result

@@ -67,10 +67,6 @@ class Whitened(eqx.Module):
         """`{name: u}` at the whitened point `z` (shape `(p,)`)."""
         return unflatten(self.origin + self.scale @ z, self.names, self.shapes)
 
-    def to_z(self, theta: dict[str, jax.Array]) -> jax.Array:
-        """The whitened point of the unconstrained parameters `theta`."""
-        return jnp.linalg.solve(self.scale, flatten(theta, self.names) - self.origin)
-
 
 def whiten(density: LogDensity, theta: dict[str, jax.Array]) -> Whitened:
     """The density in coordinates whitened by its Gauss–Newton curvature at `theta` (see the module)."""
@@ -99,11 +95,15 @@ def flatten(theta: dict[str, jax.Array], names: tuple[str, ...]) -> jax.Array:
 
 
 def unflatten(u: jax.Array, names: tuple[str, ...], shapes: tuple[tuple[int, ...], ...]) -> dict[str, jax.Array]:
-    """`{name: u}` from the flat vector (a leading batch axis is allowed: `u` of shape `(..., p)`)."""
+    """`{name: u}` from the flat vector `u` of shape `(p,)` (the inverse of `flatten`).
+
+    Not `jax.flatten_util.ravel_pytree`: its inverse is a fresh closure per call, which as a static field of
+    `Whitened` would key a new compilation of the sampler on every call.
+    """
     out, at = {}, 0
     for name, shape in zip(names, shapes, strict=True):
         size = math.prod(shape)
-        out[name] = u[..., at : at + size].reshape(*u.shape[:-1], *shape)
+        out[name] = u[at : at + size].reshape(shape)
         at += size
     return out
 
