@@ -8,7 +8,10 @@ from the fit's residuals, uniform priors on the bounds). Reported per seed: the 
 sampling (the first seed's includes compilation; later seeds reuse the compiled sampler), the worst R-hat and bulk
 ESS, the divergences, and whether each 95 % central credible interval holds the true value.
 
-    python benchmarks/posterior_hh.py [seeds]      # seeds 1..seeds (default 20); one row per seed as it finishes
+    python benchmarks/posterior_hh.py [last] [first]   # seeds first..last (default 1..20); a row per seed as it ends
+
+Seeds are independent, so a long coverage study can be run in pieces (``posterior_hh.py 10 4`` runs seeds 4-10)
+and the rows put together.
 """
 
 import sys
@@ -59,13 +62,13 @@ def one_seed(seed: int) -> dict:
     }  # fmt: skip
 
 
-def main(seeds: int) -> None:
+def main(last: int, first: int = 1) -> None:
     print(f"jax {jax.__version__}, difflab {difflab.__version__}; {CHAINS} chains x ({WARMUP} warm-up + {DRAWS} draws)")
     print("| seed | fit (s) | sampling (s) | gradients / draw | max R-hat | min bulk ESS | divergences | σ̂ (mV) | "
           "gNa | gK | gL | 95 % intervals holding the truth |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     held = {n: 0 for n in TRUE}
-    for seed in range(1, seeds + 1):
+    for seed in range(first, last + 1):
         r = one_seed(seed)
         for n in TRUE:
             held[n] += r["covered"][n]
@@ -73,8 +76,8 @@ def main(seeds: int) -> None:
         hits = ", ".join(n for n in TRUE if r["covered"][n]) or "none"
         print(f"| {seed} | {r['fit_s']:.0f} | {r['sample_s']:.0f} | {r['gradients']:.1f} | {r['rhat']:.4f} | "
               f"{r['ess']:.0f} | {r['divergences']} | {r['noise']:.3f} | {cells} | {hits} |", flush=True)  # fmt: skip
-    print("intervals holding the truth over", seeds, "seeds:", ", ".join(f"{n} {held[n]}" for n in TRUE))
+    print(f"intervals holding the truth over seeds {first}-{last}:", ", ".join(f"{n} {held[n]}" for n in TRUE))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    main(last=int(sys.argv[1]) if len(sys.argv) > 1 else 20, first=int(sys.argv[2]) if len(sys.argv) > 2 else 1)
