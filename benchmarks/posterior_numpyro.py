@@ -31,19 +31,13 @@ import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from numpyro.infer import MCMC, NUTS, init_to_value
+from posterior_hh import BOUNDS, recording
 
 import difflab
 from difflab.neuron import HodgkinHuxley
 
-BOUNDS = {"gNa": (50.0, 200.0), "gK": (10.0, 80.0), "gL": (0.05, 1.0)}
+# the recording and the bounds of posterior_hh.py; shorter chains, since NumPyro's cost per draw is the question
 CHAINS, WARMUP, DRAWS = 4, 100, 100
-
-
-def recording(t_end: float, seed: int = 1, noise: float = 1.0):
-    ref = difflab.datasets.load("hh/hh_ou_hold").sel(time=slice(0.0, t_end))
-    ts = ref.time.values
-    V = ref.V.values + noise * np.random.default_rng(seed).normal(0.0, 1.0, ts.size)
-    return difflab.Sampled(ts, ref.I_stim.values), {"time": ts, "V": V}
 
 
 def with_conductances(model: HodgkinHuxley, gNa, gK, gL) -> HodgkinHuxley:
@@ -58,9 +52,8 @@ def min_bulk_ess(draws: dict[str, np.ndarray]) -> float:
 
 
 def run_difflab(model, protocol, data, fit):
-    params = {name: difflab.Bounded(lo, hi) for name, (lo, hi) in BOUNDS.items()}
     t0 = time.perf_counter()
-    post = difflab.posterior(model, protocol, data, params=params, start=fit, chains=CHAINS, warmup=WARMUP,
+    post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit, chains=CHAINS, warmup=WARMUP,
                              draws=DRAWS, key=jax.random.key(1))  # fmt: skip
     wall = time.perf_counter() - t0
     ess = min_bulk_ess({name: post[name].values for name in BOUNDS})
@@ -71,7 +64,7 @@ def run_numpyro(model, protocol, data, fit, sigma: float, dt0: float, dense_mass
     ts = jnp.asarray(data["time"])
 
     def hh_model(V_measured):
-        g = {name: numpyro.sample(name, dist.Uniform(lo, hi)) for name, (lo, hi) in BOUNDS.items()}
+        g = {name: numpyro.sample(name, dist.Uniform(b.lo, b.hi)) for name, b in BOUNDS.items()}
         V = difflab.simulate(with_conductances(model, g["gNa"], g["gK"], g["gL"]), protocol, ts, dt0=dt0).ys["V"]
         numpyro.sample("V", dist.Normal(V, sigma), obs=V_measured)
 
@@ -90,10 +83,9 @@ def run_numpyro(model, protocol, data, fit, sigma: float, dt0: float, dense_mass
 
 def main(t_end: float) -> None:
     numpyro.enable_x64()
-    protocol, data = recording(t_end)
+    protocol, data = recording(seed=1, t_end=t_end)
     model = HodgkinHuxley.squid_axon()
-    params = {name: difflab.Bounded(lo, hi) for name, (lo, hi) in BOUNDS.items()}
-    fit = difflab.calibrate(model, protocol, data, params=params, steps=20, run=difflab.RunOptions(progress=False))
+    fit = difflab.calibrate(model, protocol, data, params=BOUNDS, steps=20, run=difflab.RunOptions(progress=False))
     dt0 = float(fit.diagnostics.attrs["dt0"])
     print(f"jax {jax.__version__}, difflab {difflab.__version__}, numpyro {numpyro.__version__}; {t_end:g} ms, "
           f"step {dt0} ms, {CHAINS} chains x ({WARMUP} warm-up + {DRAWS} draws)")  # fmt: skip
