@@ -79,6 +79,10 @@ def test_nan_samples_are_masked():
     data["y"][[3, 10, 11, 30]] = np.nan
     result = fit(data)
     assert result.best["k"] == pytest.approx(0.5, rel=1e-5)
+    assert result.diagnostics.attrs["masked_samples"] == 4 and "4 NaN data sample(s) masked" in repr(result)
+    data["y"][5] = np.inf  # not a missing sample: refused, by name and index
+    with pytest.raises(ValueError, match=r"data variable 'y' holds 1 infinite sample\(s\), first at index \[0, 5\]"):
+        fit(data)
 
 
 def test_all_nan_is_refused():
@@ -202,7 +206,11 @@ def test_data_of_one_sample_is_refused_by_name():
 def test_progress_in_a_log_is_a_few_plain_lines(capfd):
     """`progress=True` off a terminal (a batch job's log): plain lines, the last one with the step and the loss."""
     result = fit(decay_data(), run=difflab.RunOptions(progress=True))
-    err = [line for line in capfd.readouterr().err.splitlines() if line.startswith("calibrate: ")]
+    capfd_err = capfd.readouterr().err.splitlines()
+    err = [line for line in capfd_err if line.startswith("calibrate: ")]
     assert "\r" not in "".join(err) and 1 <= len(err) <= 3  # one per 5 s at most, and the last step's
     steps = int(result.history.sizes["step"])
     assert err[-1].startswith(f"calibrate: {steps}/25 [") and "loss " in err[-1]
+    # then the work after the steps (the step's bias checked, the standard errors) has lines of its own
+    after = [line for line in capfd_err if line.startswith("refine and errors: ")]
+    assert after and after[-1].startswith("refine and errors: 27/27 [") and after[-1].endswith("standard errors")

@@ -89,3 +89,15 @@ def test_work_that_ends_early_still_reports_where_it_stopped(capsys):
             bar.advance(f"loss {k}")
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("calibrate: 17/200 [") and err[0].endswith("loss 16")
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_result_lines_are_whole_beside_a_bar_and_written_without_one(progress):
+    screen, results = Terminal(), io.StringIO()
+    with Progress(2, "validate", progress=progress, file=screen) as bar:
+        bar.advance("case a")
+        bar.echo("PASSED  a", file=results)
+        bar.advance("case b")
+        bar.echo("FAILED  b", file=results)
+    assert results.getvalue() == "PASSED  a\nFAILED  b\n"  # the bar's carriage returns stay on its own stream
+    assert ("2/2" in screen.getvalue()) is progress

@@ -47,6 +47,10 @@ def test_chunks_on_disk_resume_and_open_lazily(tmp_path):
     first = sweep(Decay(), None, TS, design, OBS, chunk_size=5, directory=tmp_path).load()
     files = sorted(tmp_path.glob("chunk_*.nc"))
     assert len(files) == 3
+    # each chunk file is stamped with its number and checksum; the whole study is not (they are the first chunk's)
+    with xr.open_dataset(files[1]) as one:
+        assert one.attrs["chunk"] == 1 and "checksum" in one.attrs
+    assert "chunk" not in first.attrs and "checksum" not in first.attrs and "problem_fingerprint" in first.attrs
     mtimes = {f.name: f.stat().st_mtime_ns for f in files}
     files[1].unlink()  # as if the run had stopped before finishing chunk 1
     again = sweep(Decay(), None, TS, design, OBS, chunk_size=5, directory=tmp_path)

@@ -56,8 +56,18 @@ def test_missing_requested_metric_is_an_error(tmp_path, monkeypatch):
 def test_validate_writes_html_and_summary(tmp_path):
     good = write_case(tmp_path, name="good")
     bad = write_case(tmp_path, name="tight", rms=1e-13)
-    results, out = dv.validate([str(good), str(bad)], tmp_path / "report")
+    seen = []  # (case, how many cases had started when its result arrived)
+    started = []
+
+    def cases(items):
+        for spec, runner in items:
+            started.append(spec.name)
+            yield spec, runner
+
+    results, out = dv.validate([str(good), str(bad)], tmp_path / "report", progress=cases,
+                               on_result=lambda r: seen.append((r.case.name, len(started))))  # fmt: skip
     assert [r.status for r in results] == ["passed", "failed"]
+    assert seen == [("good", 1), ("tight", 2)]  # each result is announced before the next case starts
     summary = json.loads((out / "summary.json").read_text())
     assert summary["generator"] == "difflab validate"
     assert summary["passed"] is False

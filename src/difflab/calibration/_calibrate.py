@@ -219,15 +219,22 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
     last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
     _run(adapter, problem, members, state, history, last, checkpoint, run.checkpoint_every, meta, progress, callback)
     refined, evaluated = 0, None
-    if run.refine and problem.loss.least_squares and not user_fixed_resolution(problem):
-        problem, refined, evaluated = _refine(adapter, problem, members, state, steps, fit, starts)
-    result = assemble(
-        problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used, evaluated
-    )
+    refining = run.refine and problem.loss.least_squares and not user_fixed_resolution(problem)
+    # what follows the steps (the step's bias checked, refined, the standard errors) compiles programs of its own and
+    # can take as long as the steps: it is shown as stages of its own, not left silent
+    with Progress(steps + 2 if refining else 1, "refine and errors", progress, every=5.0) as bar:
+        if refining:
+            problem, refined, evaluated = _refine(adapter, problem, members, state, steps, fit, starts, bar)
+        result = assemble(
+            problem, adapter, members, state["theta"], history, fit, starts, state["step"], checkpoint, used, evaluated
+        )
+        bar.advance("standard errors")
     if requested != starts:
         result = _every_start(result, requested)
     if result.diagnostics is not None:
-        result.diagnostics.attrs.update(refinement_steps=refined, dt0=str(problem.sim_options.get("dt0", "default")))
+        masked = sum(int((~np.asarray(m)).sum()) for m in fit.mask.values())  # NaN samples left out of the loss
+        result.diagnostics.attrs.update(refinement_steps=refined, dt0=str(problem.sim_options.get("dt0", "default")),
+                                        masked_samples=masked)  # fmt: skip
     return result
 
 
@@ -266,7 +273,7 @@ def fit_members(protocol, fit: FitData):
     return _members(protocol, fit, 1)
 
 
-def _refine(adapter, problem, members, state, steps, fit, starts):
+def _refine(adapter, problem, members, state, steps, fit, starts, bar: Progress):
     """Re-solve the best start of each recording finely enough that the step does not bias the estimate.
 
     Returns the refined problem, the number of steps taken and, when the resolution was fine already
@@ -277,8 +284,11 @@ def _refine(adapter, problem, members, state, steps, fit, starts):
     stats = member_statistics(problem, state["theta"], members, index)
     halvings = halvings_needed(stats)
     if halvings == 0:
+        bar.advance("the step does not bias the estimate", n=steps + 1)
         return problem, 0, (losses, ok, stats)
     problem = finer(problem, jax.tree.map(lambda x: x[0], members[0]), halvings)
+    dt0 = problem.sim_options.get("dt0")
+    bar.advance(f"refining at dt0 = {dt0:.6g}" if isinstance(dt0, float) else f"refining: tolerances / {16**halvings}")
     best = jax.tree.map(lambda x: x[index], members)
     theta = {k: v[index] for k, v in state["theta"].items()}
     carry = _init(adapter, problem, theta, best)
@@ -288,6 +298,9 @@ def _refine(adapter, problem, members, state, steps, fit, starts):
         taken += 1
         if bool(np.all(np.asarray(done))):
             break
+        if taken < steps:
+            bar.advance()
+    bar.advance(f"refined in {taken} steps", n=steps - taken + 1)
     state["theta"] = {k: v.at[index].set(theta[k]) for k, v in state["theta"].items()}
     return problem, taken, None
 

@@ -4,7 +4,7 @@ Accepted inputs: an `xarray.Dataset` or `DataArray` with a `time` dimension, or 
 `{"time": ts, "V": values, ...}` of arrays. Dimensions before `time` (at most one) label
 several recordings fitted independently in one call; dimensions after `time` are the
 variable's own axes. NaN samples are **masked** (left out of the loss), never refused,
-unless a variable has no finite sample at all.
+unless a variable has no finite sample at all; an infinite sample is refused (it is not a missing one).
 """
 
 from __future__ import annotations
@@ -105,8 +105,12 @@ def as_fit_data(
         arr = _leading(ds[name], rec_dim) * factor
         arr = np.broadcast_to(arr, (len(labels), *arr.shape[1:]))
         finite = np.isfinite(arr)
+        if np.isinf(arr).any():  # NaN marks a missing sample; an infinite one is an overflow or a corrupt file
+            first = np.argwhere(np.isinf(arr))[0].tolist()
+            raise ValueError(f"data variable {name!r} holds {int(np.isinf(arr).sum())} infinite sample(s), first at "
+                             f"index {first}; mark a missing sample with NaN (masked), not inf")  # fmt: skip
         if not finite.any():
-            raise ValueError(f"data variable {name!r} has no finite sample (all NaN/inf)")
+            raise ValueError(f"data variable {name!r} has no finite sample (all NaN)")
         values[name] = np.where(finite, arr, 0.0)
         mask[name] = finite
         units[name] = model_units.get(name) or str(ds[name].attrs.get("units", ""))

@@ -91,8 +91,12 @@ class Calibration:
         return (
             "Calibration(\n"
             + "\n".join(rows)
-            + f"\n  best loss = {float(self.losses.min()):.6g}, steps = {self.steps}\n)"
+            + f"\n  best loss = {float(self.losses.min()):.6g}, steps = {self.steps}{self._masked_note()}\n)"
         )
+
+    def _masked_note(self) -> str:
+        masked = 0 if self.diagnostics is None else int(self.diagnostics.attrs.get("masked_samples", 0))
+        return f", {masked} NaN data sample(s) masked" if masked else ""
 
 
 @eqx.filter_jit

@@ -48,27 +48,38 @@ def validate(
         for name, spec in specs.items():
             typer.echo(f"{name:{width[0]}s}  {spec.kind:{width[1]}s}  {spec.title}")
         return
+    shown = _CaseProgress(progress)
     try:
-        results, folder = dv.validate(cases or (), out, progress=_bar if progress else None)
+        results, folder = dv.validate(cases or (), out, progress=shown, on_result=shown.result)
     except (dv.CaseError, dv.ReportError) as err:
         raise fail(str(err)) from None
-    for r in results:
-        checked = [m for m in (r.outcome.metrics if r.outcome else []) if m.tolerance is not None]
-        passed = sum(m.passed for m in checked)
-        typer.echo(f"{r.status.upper():7s} {r.case.name:28s} {passed}/{len(checked)} metrics  {r.duration_s:6.1f} s")
-        if r.error:
-            typer.echo(f"        {r.error.splitlines()[0]}")
     n_ok = sum(r.status == "passed" for r in results)
     typer.echo(f"{n_ok} of {len(results)} case(s) passed. Report: {folder / 'index.html'}")
     if n_ok != len(results):
         raise typer.Exit(EXIT_FAILED)
 
 
-def _bar(cases: Iterable) -> Iterator:
-    from ..core.internal import Progress
+class _CaseProgress:
+    """The bar over the cases (when asked for) and each case's line on stdout as soon as it has run."""
 
-    cases = list(cases)
-    with Progress(len(cases), "validate", unit="case") as bar:
-        for spec, runner in cases:
-            yield spec, runner
-            bar.advance(spec.name)
+    def __init__(self, progress: bool) -> None:
+        self.progress, self.bar = progress, None
+
+    def __call__(self, cases: Iterable) -> Iterator:
+        from ..core.internal import Progress
+
+        cases = list(cases)
+        with Progress(len(cases), "validate", progress=self.progress, unit="case") as self.bar:
+            for spec, runner in cases:
+                yield spec, runner
+                self.bar.advance(spec.name)
+
+    def result(self, r) -> None:
+        checked = [m for m in (r.outcome.metrics if r.outcome else []) if m.tolerance is not None]
+        line = f"{r.status.upper():7s} {r.case.name:28s} {sum(m.passed for m in checked)}/{len(checked)} metrics"
+        lines = [f"{line}  {r.duration_s:6.1f} s"] + ([f"        {r.error.splitlines()[0]}"] if r.error else [])
+        for text in lines:
+            if self.bar is not None:
+                self.bar.echo(text)
+            else:
+                typer.echo(text)

@@ -83,6 +83,17 @@ class Progress:
         elif self._lines:
             print(message, file=self.file, flush=True)
 
+    def echo(self, message: str, file: IO[str] | None = None) -> None:
+        """A result line on `file` (stdout by default), always written.
+
+        On a terminal the bar is cleared around it, so that the line stays whole where the bar shares the screen.
+        """
+        out = sys.stdout if file is None else file
+        if self._bar is not None:
+            tqdm.write(message, file=out)
+        else:
+            print(message, file=out, flush=True)
+
     def close(self) -> None:
         """End the bar; in a log, the line of the last stage if `every` held it back (work that ended early)."""
         if self._bar is not None:

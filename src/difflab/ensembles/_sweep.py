@@ -125,7 +125,8 @@ def sweep(
     else:
         files = [chunk_path(folder, i) for i in range(len(starts))]
         result = xr.open_mfdataset(files, combine="nested", concat_dim="sample", engine="netcdf4")
-    result.attrs.update(attrs)
+    # the whole study carries the study's attributes, not its first chunk's number and checksum
+    result.attrs = {k: v for k, v in result.attrs.items() if k not in ("chunk", "checksum")} | attrs
     return _as_grid(result, design) if design.is_grid else result
 
 

@@ -28,6 +28,7 @@ def validate(
     out: str | os.PathLike | None = None,
     *,
     progress: Callable[[Iterable], Iterable] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
 ) -> tuple[list[CaseResult], Path]:
     """Run the cases and write `out/index.html` and `out/summary.json`.
 
@@ -38,6 +39,7 @@ def validate(
         names: case names or paths to `.toml` files; empty for every shipped case.
         out: report folder; default [`default_report_dir`][difflab.validation.default_report_dir].
         progress: wraps the iteration over cases (e.g. `tqdm.tqdm`).
+        on_result: called with each case's result as soon as the case has run (the command line prints it).
 
     Returns:
         The case results and the report folder.
@@ -46,5 +48,9 @@ def validate(
     cases = prepare_cases(names)
     provenance = run_provenance()
     iterate = progress if progress is not None else iter
-    results = [run_case(spec, runner) for spec, runner in iterate(cases)]
+    results = []
+    for spec, runner in iterate(cases):
+        results.append(run_case(spec, runner))
+        if on_result is not None:
+            on_result(results[-1])
     return results, write_report(results, out, provenance)
