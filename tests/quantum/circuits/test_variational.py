@@ -17,10 +17,14 @@ import difflab.quantum.circuits as qc
 def test_pauli_sum_expectation_equals_dense_matrix():
     h = qc.tfim_hamiltonian(5, 1.0, 0.6, periodic=True)
     extra = qc.PauliSum([0.3, -0.2], ["XYZIY", "YYIIX"])
+    # strings that flip the same wires (X/Y on 0 and 1, or on 0, 2 and 4) share one pass over the state: each
+    # number of Y modulo 4 (0-3), with and without Z signs, against the dense matrix
+    shared = qc.PauliSum([0.7, -0.4, 0.25, 0.9, -0.6, 0.35, 0.15], ["XXIII", "XYZII", "YYIZZ", "YXIIZ", "XIXIX",
+                                                                      "YIYIY", "YZXZY"])  # fmt: skip
     rng = np.random.default_rng(4)
     psi = rng.normal(size=32) + 1j * rng.normal(size=32)
     psi /= np.linalg.norm(psi)
-    for op in (h, extra):
+    for op in (h, extra, shared):
         dense = np.asarray(op.matrix())
         np.testing.assert_allclose(qc.expectation(op, psi), np.real(psi.conj() @ dense @ psi), atol=1e-13)
         rho = np.outer(psi, psi.conj())

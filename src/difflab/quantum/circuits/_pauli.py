@@ -266,6 +266,11 @@ def term_values(observable: PauliSum, state: Array) -> Array:
         for j, i in enumerate(diagonal):
             values[i] = z[j]
     tensor = state.reshape((2,) * (2 * n if density else n))
+    if not density:
+        for indices in _flip_groups(observable.strings, values):
+            for i, value in zip(indices, _shared_flip_values(tensor, [observable.strings[i] for i in indices]),
+                                strict=True):  # fmt: skip
+                values[i] = value
     for i, string in enumerate(observable.strings):
         if values[i] is not None:
             continue
@@ -274,6 +279,42 @@ def term_values(observable: PauliSum, state: Array) -> Array:
         else:
             values[i] = _ket_value(state.reshape(-1), string)
     return jnp.stack(values)
+
+
+def _flip_groups(strings: Sequence[str], done: Sequence) -> list[list[int]]:
+    """Indices of the strings not yet `done` that share their X/Y wires with another such string, by those wires.
+
+    A molecular Hamiltonian's strings fall into few such groups (LiH in 12 qubits: 552 non-diagonal strings, 84
+    flip patterns); a string alone in its group keeps its own pass (`_ket_value`).
+    """
+    groups: dict[tuple[bool, ...], list[int]] = {}
+    for i, string in enumerate(strings):
+        if done[i] is None:
+            groups.setdefault(tuple(c in "XY" for c in string), []).append(i)
+    return [indices for indices in groups.values() if len(indices) > 1]
+
+
+def _shared_flip_values(tensor: Array, strings: Sequence[str]) -> list[Array]:
+    r"""$\langle\psi|P_t|\psi\rangle$ of strings that flip the same wires m, from one pass over the ket.
+
+    With $(P\psi)_b = (-i)^{y}\, s(b)\, \psi_{b\oplus m}$ ($y$ the string's number of Y, $s(b) = \prod(-1)^{b_w}$
+    over its Y and Z wires), $\langle P\rangle = \mathrm{Re}[(-i)^{y} \sum_b s(b)\, u_b]$ with
+    $u_b = \overline{\psi_b}\,\psi_{b\oplus m}$, the same $u$ for the whole group. The signed sums of $\mathrm{Re}\,u$
+    (even $y$) and $\mathrm{Im}\,u$ (odd $y$) are those of Z strings (`_z_values`). Compiling one pass per group
+    instead of one per string takes LiH's energy (631 strings) from 17.5 s to a few.
+    """
+    flips = tuple(w for w, c in enumerate(strings[0]) if c in "XY")
+    u = jnp.conj(tensor) * jnp.flip(tensor, axis=flips)
+    z_strings = ["".join("Z" if c in "YZ" else "I" for c in s) for s in strings]
+    turns = [s.count("Y") % 4 for s in strings]
+    parts = {}
+    for odd, part in ((False, u.real), (True, u.imag)):
+        chosen = [t for t, k in enumerate(turns) if (k % 2 == 1) == odd]
+        if chosen:
+            sums = _z_values(part.reshape(-1), [z_strings[t] for t in chosen])
+            parts.update({t: sums[j] for j, t in enumerate(chosen)})
+    # (-i)^y (A + iB): real part A, B, -A, -B for y = 0, 1, 2, 3 (mod 4)
+    return [parts[t] if turns[t] in (0, 1) else -parts[t] for t in range(len(strings))]
 
 
 def _z_values(probs: Array, strings: Sequence[str]) -> Array:
