@@ -70,3 +70,16 @@ def test_qaoa_maxcut_finds_a_maximum_cut():
     assert -best <= result.best_value
     ds = result.to_xarray()
     assert ds.history.dims == ("step", "start") and ds.final.size == 4
+
+
+@pytest.mark.parametrize("optimizer", [optax.lbfgs(), optax.adam(0.05)], ids=["lbfgs", "adam"])
+def test_starts_run_together_equal_each_start_alone(optimizer):
+    """Several starts run one after another under a line search (L-BFGS) and batched otherwise (Adam); a single start
+    runs unbatched. Each way gives every start the result it gets alone, to rounding."""
+    cost = lambda p: (p[0] - 1.0) ** 2 + 10.0 * (p[1] - p[0] ** 2) ** 2 + 0.1 * np.cos(3.0) * p[1]  # noqa: E731
+    starts = np.array([[-1.2, 1.0], [0.5, -0.3], [2.0, 2.5]])
+    together = qc.minimize(cost, starts, optimizer=optimizer, steps=40)
+    for i, start in enumerate(starts):
+        alone = qc.minimize(cost, start[None], optimizer=optimizer, steps=40)
+        np.testing.assert_allclose(together.params[i], alone.params[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(together.history[:, i], alone.history[:, 0], rtol=0, atol=1e-12)

@@ -76,7 +76,10 @@ def minimize(
     optimizer: optax.GradientTransformation | None = None,
     steps: int = 200,
 ) -> VariationalResult:
-    """Minimise `cost(params) -> scalar` from every start in `params0` (leading axis = start) at once.
+    """Minimise `cost(params) -> scalar` from every start in `params0` (leading axis = start) in one compiled program.
+
+    The starts are batched (`jax.vmap`), except under an optimizer with a line search (`optax.lbfgs`), where they
+    run one after another (`jax.lax.map`): batched, the search's conditionals would evaluate every branch.
 
     Args:
         cost: a JAX-traceable scalar function of one start's parameters.
@@ -109,7 +112,24 @@ def _run(cost, optimizer, steps, params0):
         (p, _), values = jax.lax.scan(step, (p0, optimizer.init(p0)), None, length=steps)
         return p, values, cost(p)
 
+    if params0.shape[0] == 1:  # one start: no batching transform at all
+        return jax.tree.map(lambda x: x[None], one(params0[0]))
+    if _has_line_search(jax.eval_shape(optimizer.init, params0[0])):
+        # Under vmap a line search's conditionals become selects that evaluate every branch for every start: one
+        # start after another is faster to compile and to run (8-qubit UCCSD, L-BFGS, 4 starts: 14 s and 0.59 s
+        # instead of 33 s and 1.56 s; 4-qubit TFIM, 32 starts: 1.7 s instead of 3.6 s). Without one, vmap wins
+        # on small circuits (the TFIM's 32 Adam starts: 0.34 s instead of 1.04 s).
+        return jax.lax.map(one, params0)
     return jax.vmap(one)(params0)
+
+
+_LINE_SEARCH_STATES = (optax.ScaleByZoomLinesearchState, optax.ScaleByBacktrackingLinesearchState)
+
+
+def _has_line_search(state) -> bool:
+    """Whether an optimizer state holds a line search's (optax.lbfgs, scale_by_*_linesearch)."""
+    leaves = jax.tree.leaves(state, is_leaf=lambda x: isinstance(x, _LINE_SEARCH_STATES))
+    return any(isinstance(x, _LINE_SEARCH_STATES) for x in leaves)
 
 
 def vqe(
