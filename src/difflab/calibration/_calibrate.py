@@ -36,6 +36,7 @@ from ..core.internal import (
     legacy_keywords,
     merge_options,
     split_solve_keywords,
+    vmap_members,
     warn_moved,
 )
 from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
@@ -532,7 +533,7 @@ def _problem_fingerprint(problem, protocol) -> str:
 @eqx.filter_jit
 def _init(adapter, problem, theta, members):
     TRACES["init"] += 1
-    return jax.vmap(lambda th, mem: carry_of(adapter.init(problem, th, mem)))(theta, members)
+    return vmap_members(lambda th, mem: carry_of(adapter.init(problem, th, mem)), theta, members)
 
 
 @eqx.filter_jit
@@ -546,7 +547,7 @@ def _step(adapter, problem, theta, carry, members):
         at = th if adapter.loss_at_input else new
         return new, carry_of(state), loss, done, problem.physical(at)
 
-    return jax.vmap(one)(theta, carry, members)
+    return vmap_members(one, theta, carry, members)
 
 
 def _run(adapter, problem, members, state, history, steps, checkpoint, every, meta, progress, callback):

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core.internal import AbstractModel
+from ..core.internal import AbstractModel, vmap_members
 from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
 from ._losses import MSE
 
@@ -106,7 +106,7 @@ def _evaluate(problem, theta, members):
         pred, ok = problem.predict(problem.physical(th), protocol)
         return problem.loss(pred, data, mask), ok
 
-    return jax.vmap(one)(theta, members)
+    return vmap_members(one, theta, members)
 
 
 def assemble(

@@ -30,6 +30,7 @@ from ._crossings import upward_crossings as upward_crossings
 from ._deprecated import legacy_keywords as legacy_keywords
 from ._deprecated import warn_moved as warn_moved
 from ._keys import check_key as check_key
+from ._members import vmap_members as vmap_members
 from ._model import AbstractModel as AbstractModel
 from ._model import StateInfo as StateInfo
 from ._optax_update import optax_update as optax_update
