@@ -214,3 +214,14 @@ def test_progress_in_a_log_is_a_few_plain_lines(capfd):
     # then the work after the steps (the step's bias checked, the standard errors) has lines of its own
     after = [line for line in capfd_err if line.startswith("refine and errors: ")]
     assert after and after[-1].startswith("refine and errors: 27/27 [") and after[-1].endswith("standard errors")
+
+
+def test_estimates_are_printed_to_the_precision_of_their_errors():
+    """`value ± error` with the error at two significant digits and the value to the same decimal."""
+    from difflab.calibration._result import _with_error
+
+    assert _with_error(118.8712, 0.665953) == "118.87 ± 0.67"
+    assert _with_error(30.0101, 0.0121) == "30.010 ± 0.012"
+    assert _with_error(12345.6, 150.0) == "12350 ± 150"
+    assert _with_error(5.0, float("nan")) == "5 ± nan"  # an unknown error: the value at six digits
+    assert _with_error(np.array([1.0, 2.0]), np.array([0.1, 0.02])) == "[1.00 ± 0.10, 2.000 ± 0.020]"  # recordings

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 import equinox as eqx
 import jax
@@ -85,9 +84,7 @@ class Calibration:
         return ds
 
     def __repr__(self) -> str:
-        fmt: Any = {"float_kind": lambda x: f"{x:.6g}"}
-        show = lambda a: np.array2string(np.asarray(a), formatter=fmt)  # noqa: E731
-        rows = [f"  {n} = {show(v)} ± {show(self.stderr[n])}" for n, v in self.best.items()]
+        rows = [f"  {n} = {_with_error(v, self.stderr[n])}" for n, v in self.best.items()]
         return (
             "Calibration(\n"
             + "\n".join(rows)
@@ -97,6 +94,28 @@ class Calibration:
     def _masked_note(self) -> str:
         masked = 0 if self.diagnostics is None else int(self.diagnostics.attrs.get("masked_samples", 0))
         return f", {masked} NaN data sample(s) masked" if masked else ""
+
+
+def _with_error(value, error) -> str:
+    """`value ± error`, both to the decimal of the error's second significant digit (`118.87 ± 0.67`).
+
+    One pair per recording when there are several.
+    """
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    errors = np.broadcast_to(np.asarray(error, dtype=float), values.shape)
+    pairs = [_pair(float(v), float(e)) for v, e in zip(values.ravel(), errors.ravel(), strict=True)]
+    return pairs[0] if np.ndim(value) == 0 else "[" + ", ".join(pairs) + "]"
+
+
+def _pair(value: float, error: float) -> str:
+    if not (np.isfinite(error) and error > 0):  # unknown (NaN) or exactly zero: the value at six digits
+        return f"{value:.6g} ± {error:.3g}"
+    decimals = 1 - int(np.floor(np.log10(error)))
+    if decimals > 12:  # an error below 1e-11: significant digits instead of decimals
+        return f"{value:.6g} ± {error:.2g}"
+    if decimals < 0:  # an error of 100 or more: rounded to its tens, hundreds, ...
+        return f"{round(value, decimals):.0f} ± {round(error, decimals):.0f}"
+    return f"{value:.{decimals}f} ± {error:.{decimals}f}"
 
 
 @eqx.filter_jit
