@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -63,7 +63,8 @@ class _CaseProgress:
     """The bar over the cases (when asked for) and each case's line on stdout as soon as it has run."""
 
     def __init__(self, progress: bool) -> None:
-        self.progress, self.bar = progress, None
+        self.progress = progress
+        self.bar: Any = None  # the Progress, once the cases are known
 
     def __call__(self, cases: Iterable) -> Iterator:
         from ..core.internal import Progress
