@@ -10,6 +10,8 @@ Every long computation in difflab reports through this one helper, with one mean
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 from typing import IO, Any
@@ -48,8 +50,10 @@ class Progress:
         on_terminal = bool(getattr(self.file, "isatty", lambda: False)())
         self._bar: Any = None
         if progress is not False and on_terminal:
-            self._bar = tqdm(total=self.total, initial=self.done, desc=desc, unit=unit, file=self.file,
-                             dynamic_ncols=True)  # fmt: skip
+            # a terminal that reports no size (a container's pseudo-terminal: 0 × 0) would hide the bar, as
+            # outside a screen of 0 rows: it is drawn 80 columns wide on 24 rows
+            width = {"dynamic_ncols": True} if _columns(self.file) > 0 else {"ncols": 80, "nrows": 24}
+            self._bar = tqdm(total=self.total, initial=self.done, desc=desc, unit=unit, file=self.file, **width)
         self._lines = progress is True and not on_terminal
         self._written, self._message = self.done, ""
 
@@ -106,3 +110,11 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _columns(file: IO[str]) -> int:
+    """The width of the terminal behind `file` (0 when it reports none or has no descriptor)."""
+    try:
+        return os.get_terminal_size(file.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return 0
