@@ -102,6 +102,29 @@ def test_bound_holds_when_the_optimum_lies_beyond_it():
     assert result.ensemble_fidelity[1] == pytest.approx(result.fidelity, abs=1e-12)  # δ = 0 is the nominal system
 
 
+def test_random_starts_until_the_tolerance_return_the_best():
+    """Without `initial`, up to `starts` random starts (seeds 0, 1, 2) run while none reaches `tol`; the returned
+    one is the lowest loss of the three runs made alone, with its seed and its own history. A given start is kept.
+    """
+    H0, ops = transmon()
+    arguments = {"subspace": (0, 1), "u_max": 0.1}  # the bound keeps the X gate out of reach: tol is never met
+    alone = [q.optimize_gate(H0, ops, q.X_GATE, 20.0, 10, **arguments,
+                             options=q.GrapeOptions(steps=8, optimizer=optax.adam(0.1), seed=s, starts=1))
+             for s in range(3)]  # fmt: skip
+    best = min(alone, key=lambda r: r.loss)
+    assert len({r.loss for r in alone}) == 3  # three different local results
+    result = q.optimize_gate(H0, ops, q.X_GATE, 20.0, 10, **arguments,
+                             options=q.GrapeOptions(steps=8, optimizer=optax.adam(0.1)))  # fmt: skip
+    assert result.loss == best.loss and result.seed == best.seed and result.history.size == 8
+    np.testing.assert_array_equal(result.amplitudes, best.amplitudes)
+    assert result.to_xarray().attrs["start"] == f"random, seed {best.seed}"
+    given = q.optimize_gate(H0, ops, q.X_GATE, 20.0, 10, **arguments, initial=best.amplitudes * 0.5,
+                            options=q.GrapeOptions(steps=8, optimizer=optax.adam(0.1)))  # fmt: skip
+    assert given.seed is None and given.history.size == 8  # one run, from the given pulse
+    with pytest.raises(ValueError, match=r"GrapeOptions.starts must be an integer >= 1; got 0"):
+        q.GrapeOptions(starts=0)
+
+
 def test_dataset(x_gate):
     ds = x_gate.to_xarray()
     assert ds["amplitude"].dims == ("control", "time") and ds["amplitude"].attrs["units"] == "rad/ns"

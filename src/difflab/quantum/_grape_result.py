@@ -26,6 +26,7 @@ class GateOptimization:
         history: the infidelity $1 - F$ (averaged over the ensemble) before each step, one entry per step.
         loss: the objective of the returned controls (infidelity + leakage penalty).
         open_system: whether the figures are those of the Lindblad channel (`optimize_gate` with `jump_ops`).
+        seed: the seed of the random start returned (None: the given `initial`).
     """
 
     amplitudes: np.ndarray
@@ -38,6 +39,7 @@ class GateOptimization:
     history: np.ndarray = field(repr=False)
     loss: float
     open_system: bool = False
+    seed: int | None = None
 
     @property
     def controls(self) -> PiecewiseControls:
@@ -66,6 +68,7 @@ class GateOptimization:
             "fidelity": self.fidelity,
             "leakage": self.leakage,
             "system": "open: Lindblad channel" if self.open_system else "closed: unitary",
+            "start": "given" if self.seed is None else f"random, seed {self.seed}",
             "duration_ns": self.duration,
             "hbar": "1 (angular frequencies in rad/ns)",
             "difflab_version": package_version("difflab"),
