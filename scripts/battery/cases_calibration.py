@@ -155,6 +155,14 @@ def _(ctx):
     return fit_relax(data={"time": d["time"], "y": np.full_like(d["y"], np.nan)})
 
 
+@case("fit.data-inf-sample", "6", r"data variable 'y' holds 1 infinite sample\(s\), first at index \[0, 7\]")
+def _(ctx):
+    d = relax_data()
+    y = np.array(d["y"], dtype=float)
+    y[7] = np.inf  # an overflow, not a missing sample (NaN): refused, not masked
+    return fit_relax(data={"time": d["time"], "y": y})
+
+
 @case("fit.data-unknown-variable", "19", r"'z'")
 def _(ctx):
     d = relax_data()

@@ -309,3 +309,10 @@ def _(ctx):
 @case("q.smesolve-unknown-detection", "10", r"measured\[0\] must be one of \('homodyne', 'heterodyne'\)")
 def _(ctx):
     return _homodyne(measured={0: "heterodyn"})
+
+
+@case("q.grape-starts-zero", "19", r"GrapeOptions.starts must be an integer >= 1; got 0")
+def _(ctx):
+    import difflab.quantum as q
+
+    return q.GrapeOptions(starts=0)
