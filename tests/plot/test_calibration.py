@@ -32,6 +32,8 @@ def test_panels_hold_data_fit_residuals_and_history(fit):
     assert abs(k_fit - 0.5) < 0.03
     assert top.get_ylabel() == "y (mV)" and residual.get_xlabel() == "time (ms)"
     assert k.get_ylabel() == "k (1/ms)" and k.get_xlabel() == "optimiser step"
+    assert loss.get_ylabel() == "loss (mV^2)"  # a mean squared error of a variable in mV
+    assert result.losses.attrs["units"] == "mV^2" and result.history["loss"].attrs["units"] == "mV^2"
 
 
 def test_bad_input_is_named(fit):

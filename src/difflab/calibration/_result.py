@@ -155,13 +155,16 @@ def assemble(
         diag = diag.rename(recording=lead[0]) if lead else diag.isel(recording=0, drop=True)
         warn(diag, user_fixed_resolution(problem))
     estimates = _estimates(problem, values, cov, lead, squeeze, coords)
+    loss_attrs = _loss_attrs(problem, fit)
+    history = _history(history, n_rec, starts, lead, squeeze, coords)
+    history["loss"].attrs.update(loss_attrs)
     models = [problem.build({k: v[r] for k, v in values.items()}) for r in range(n_rec)]
     model = models[0] if not lead else jax.tree.map(lambda *xs: jnp.stack(xs), *models)
     return Calibration(
         model=model,
         estimates=estimates,
-        losses=xr.DataArray(squeeze(loss), dims=(*lead, "start"), coords=coords, name="loss"),
-        history=_history(history, n_rec, starts, lead, squeeze, coords),
+        losses=xr.DataArray(squeeze(loss), dims=(*lead, "start"), coords=coords, name="loss", attrs=loss_attrs),
+        history=history,
         covariance=None if cov is None else _cov_array(problem, values, cov, lead, squeeze, coords),
         solver_ok=xr.DataArray(squeeze(ok), dims=(*lead, "start"), coords=coords, name="solver_ok"),
         steps=steps,
@@ -188,6 +191,14 @@ def _estimates(problem, values, cov, lead, squeeze, coords) -> xr.Dataset:
         out[name] = xr.Variable(dims, squeeze(v), attrs)
         out[f"{name}_stderr"] = xr.Variable(dims, squeeze(se), {**attrs, "long_name": f"standard error of {name}"})
     return xr.Dataset(out, coords=coords)
+
+
+def _loss_attrs(problem, fit) -> dict[str, str]:
+    """The units of a mean squared error, when every fitted variable has the same units (mV: `mV^2`)."""
+    units = {fit.units.get(name, "") for name in fit.values}
+    if not isinstance(problem.loss, MSE) or len(units) != 1 or not (unit := units.pop()):
+        return {}
+    return {"units": f"({unit})^2" if "/" in unit or " " in unit else f"{unit}^2", "long_name": "mean squared error"}
 
 
 def _labels(problem, values) -> list[str]:

@@ -100,7 +100,7 @@ def _history_panels(axes, history, params, estimates) -> None:
     step = history["step"].values
     axes[0].plot(step, lines_over(history["loss"], "step"), lw=1.0)
     axes[0].set_yscale("log")
-    axes[0].set_ylabel("loss")
+    axes[0].set_ylabel(label("loss", history["loss"].attrs) if history["loss"].attrs.get("units") else "loss")
     for ax, name in zip(axes[1:], params):
         ax.plot(step, lines_over(history[name], "step"), lw=1.0)
         ax.set_ylabel(label(name, estimates[name].attrs))
