@@ -44,11 +44,14 @@ def test_linear_estimate_of_conductances_is_within_2_percent_whatever_the_model_
 
 
 @pytest.mark.slow
-def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds():
+def test_auto_strategy_reaches_the_truth_from_starts_anywhere_in_the_bounds(capfd):
     protocol, data = ou_recording()
     away = HodgkinHuxley.squid_axon().replace(gNa=70.0, gK=60.0, gL=0.9)  # every start loses to the estimate
     fit = difflab.calibrate(away, protocol, data, params=BOUNDS, starts=4, key=jax.random.key(3), steps=15,
-                            run=difflab.RunOptions(progress=False))  # fmt: skip
+                            run=difflab.RunOptions(progress=True))  # fmt: skip
+    # in a log: the steps, then the refinement at a finer step and the standard errors, counted to the end
+    after = [line for line in capfd.readouterr().err.splitlines() if line.startswith("refine and errors: ")]
+    assert after[-1].startswith("refine and errors: 17/17 [") and after[-1].endswith("standard errors"), after
     assert fit.strategy == "linear"
     assert fit.losses.shape == (4,)
     for name, value in TRUE.items():

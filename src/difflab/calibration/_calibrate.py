@@ -297,11 +297,10 @@ def _refine(adapter, problem, members, state, steps, fit, starts, bar: Progress)
     while taken < steps:
         theta, carry, _, done, _ = _step(adapter, problem, theta, carry, best)
         taken += 1
+        bar.advance()
         if bool(np.all(np.asarray(done))):
             break
-        if taken < steps:
-            bar.advance()
-    bar.advance(f"refined in {taken} steps", n=steps - taken + 1)
+    bar.advance(f"refined in {taken} steps", n=steps - taken)  # the steps it did not need
     state["theta"] = {k: v.at[index].set(theta[k]) for k, v in state["theta"].items()}
     return problem, taken, None
 
