@@ -1,8 +1,8 @@
 """`calibrate`: fit named model parameters to measured data (multi-start, many recordings, resumable).
 
 Every fit runs as one ensemble of *members*: `recordings × starts` independent problems,
-vmapped through one jitted optimiser step. The step is compiled once per problem shape:
-new data, new initial values or new bounds of the same shapes reuse it.
+vmapped through one jitted optimiser step (a single member is solved unbatched: `vmap_members`). The step is
+compiled once per problem shape: new data, new initial values or new bounds of the same shapes reuse it.
 """
 
 from __future__ import annotations
