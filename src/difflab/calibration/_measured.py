@@ -104,11 +104,11 @@ def as_fit_data(
         factor = conversion_factor(str(ds[name].attrs.get("units", "")), model_units.get(name, ""), f"data {name!r}")
         arr = _leading(ds[name], rec_dim) * factor
         arr = np.broadcast_to(arr, (len(labels), *arr.shape[1:]))
-        finite = np.isfinite(arr)
-        if np.isinf(arr).any():  # NaN marks a missing sample; an infinite one is an overflow or a corrupt file
-            first = np.argwhere(np.isinf(arr))[0].tolist()
-            raise ValueError(f"data variable {name!r} holds {int(np.isinf(arr).sum())} infinite sample(s), first at "
-                             f"index {first}; mark a missing sample with NaN (masked), not inf")  # fmt: skip
+        finite, infinite = np.isfinite(arr), np.isinf(arr)
+        if infinite.any():  # NaN marks a missing sample; an infinite one is an overflow or a corrupt file
+            first = np.argwhere(infinite)[0].tolist()
+            raise ValueError(f"data variable {name!r} holds {int(infinite.sum())} infinite sample(s), first at index "
+                             f"{first}; mark a missing sample with NaN (masked), not inf")  # fmt: skip
         if not finite.any():
             raise ValueError(f"data variable {name!r} has no finite sample (all NaN)")
         values[name] = np.where(finite, arr, 0.0)
