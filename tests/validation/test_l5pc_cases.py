@@ -27,7 +27,7 @@ def test_unknown_protocol_and_bad_window_are_refused(tmp_path):
 
 @pytest.mark.slow
 def test_bap_case_matches_neuron():
-    """The somatic spike within 0.05 ms (measured 0.0027 against NEURON's NetCon time), the bAP's amplitude at the
+    """The somatic spike within 0.05 ms (measured 0.0020 against NEURON's NetCon time), the bAP's amplitude at the
     apical sites 654 and 810 µm from the soma within 1 mV (measured 0.003 mV), at the cell's default step."""
     spec, runner = _runner.prepare_case(difflab.validation.shipped_cases()["neuron_l5pc_bap"])
     result = _runner.run_case(spec, runner)
