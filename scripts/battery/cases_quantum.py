@@ -311,6 +311,18 @@ def _(ctx):
     return _homodyne(measured={0: "heterodyn"})
 
 
+@case("q.rouchon-outside-smesolve", "19", r"Rouchon steps the stochastic master equation of smesolve")
+def _(ctx):
+    import diffrax
+    import jax
+    import jax.numpy as jnp
+
+    q = _q()
+    path = diffrax.VirtualBrownianTree(0.0, 1.0, 1e-3, (), key=jax.random.key(0))
+    terms = diffrax.MultiTerm(diffrax.ODETerm(lambda t, y, a: -y), diffrax.ControlTerm(lambda t, y, a: y, path))
+    return diffrax.diffeqsolve(terms, q.Rouchon(), 0.0, 1.0, 0.1, jnp.array(1.0))
+
+
 @case("q.grape-starts-zero", "19", r"GrapeOptions.starts must be an integer >= 1; got 0")
 def _(ctx):
     import difflab.quantum as q

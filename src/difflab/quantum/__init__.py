@@ -51,6 +51,7 @@ from ._readout import Readout as Readout
 from ._schrodinger import SchrodingerModel as SchrodingerModel
 from ._smesolve import smesolve as smesolve
 from ._smesolve_result import SMEResult as SMEResult
+from ._smesolve_rouchon import Rouchon as Rouchon
 from ._solve import solve_model as solve_model
 from ._standard_operators import create as create
 from ._standard_operators import destroy as destroy

@@ -15,6 +15,7 @@ import numpy as np
 from jaxtyping import Array
 
 from ..core.internal import check_numeric, is_concrete
+from ._smesolve_rouchon import Rouchon
 
 #: The default step is this fraction of the fastest time scale of the generator, 1 / (‖H‖ + Σ_k ‖L_k‖²): the
 #: Euler–Maruyama bias of an average is first order in the step, about 1 % of a unit of that time scale.
@@ -137,21 +138,23 @@ def check_step(dt0, H, jumps, drive_rate=0.0) -> float:
     return default_step(np.asarray(H), [np.asarray(L) for L in jumps], drive_rate)
 
 
-def check_solver(solver, n_measured: int) -> diffrax.AbstractSolver:
-    """`solver`, refused unless it converges to the Itô solution; by default Milstein for one measured channel.
+def check_solver(solver) -> diffrax.AbstractSolver:
+    """`solver`, refused unless it converges to the Itô solution; by default `Rouchon()` (positive at any step).
 
-    One channel's noise commutes with itself, so Itô–Milstein is of strong order 1 there (a qubit's Bloch vector
-    strays from the sphere 4 to 10 times less than with Euler–Maruyama at the same step); with several channels the
-    noise does not commute, Milstein would need the Lévy areas it leaves out, and Euler–Maruyama is the default.
+    Against the other Itô steps (benchmarks/quantum_sme_steps.py): Euler–Maruyama, at half the default step, takes 885
+    of 1000 trajectories of a qubit whose decay and dephasing are both detected perfectly outside the set of density
+    matrices (Bloch vectors up to 10 long), and Itô–Milstein needs commuting noise (one channel). Along each
+    trajectory of a QND measurement Rouchon's error against the exact filter is a third of Milstein's and a twelfth
+    of Euler's, for 9 % and 13 % more time per step on a 20-level cavity.
     """
     if solver is None:
-        return diffrax.ItoMilstein() if n_measured == 1 else diffrax.Euler()
+        return Rouchon()
     if not isinstance(solver, diffrax.AbstractItoSolver):
         kind = "the Stratonovich solution" if isinstance(solver, diffrax.AbstractStratonovichSolver) else "no Itô SDE"
         raise ValueError(
-            f"solver must be an Itô SDE solver (a diffrax.AbstractItoSolver: diffrax.Euler(), or diffrax.ItoMilstein() "
-            f"for one measured channel): the stochastic master equation is written in Itô form; got "
-            f"{type(solver).__name__}, which solves {kind}"
+            f"solver must be an Itô SDE solver (a diffrax.AbstractItoSolver: difflab.quantum.Rouchon(), "
+            f"diffrax.Euler(), or diffrax.ItoMilstein() for one measured channel): the stochastic master equation is "
+            f"written in Itô form; got {type(solver).__name__}, which solves {kind}"
         )
     return solver
 
