@@ -6,6 +6,9 @@ import difflab.neuron
 import difflab.validation
 from difflab.validation import CaseError, _runner
 
+# with tests/neuron/test_l5pc.py: both relax the cell to rest with one compiled solve
+pytestmark = pytest.mark.xdist_group("l5pc")
+
 
 @pytest.mark.parametrize("name", ["neuron_l5pc_bap", "neuron_l5pc_step3"])
 def test_cases_are_shipped_and_prepared(name):
