@@ -1,5 +1,6 @@
 """Figures of the docs drawn by difflab.plot, made by running the pages' own code blocks (so the pictures are what
-the blocks make): docs/plotting.md's (reused by hh.md, calibration.md and quantum.md), the posterior of
+the blocks make): the first simulation of docs/index.md, docs/plotting.md's (reused by hh.md, calibration.md and
+quantum.md), the posterior of
 docs/posterior.md and the Sobol' indices of docs/sensitivity.md.
 
     python scripts/docs_figures.py      # writes the docs/img/*.png named below (about three minutes on two cores)
@@ -26,6 +27,7 @@ DOCS = ROOT / "docs"
 OUT = DOCS / "img"
 #: (page, section heading) -> figure name; the section's first Python block draws the figure
 FIGURES = {
+    ("index.md", "A first simulation"): "index_first_simulation",
     ("plotting.md", "Trajectories"): "plotting_trajectory",
     ("plotting.md", "Calibration"): "plotting_calibration",
     ("plotting.md", "Sweeps"): "plotting_sweep",
