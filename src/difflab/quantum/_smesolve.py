@@ -89,6 +89,7 @@ from ._smesolve_checks import (
     check_step,
     measured_channels,
     step_grid,
+    warn_unphysical,
 )
 from ._smesolve_drives import drive_rate, drive_terms, edges_inside, split_drives
 from ._smesolve_noise import StepBrownianPath
@@ -214,6 +215,7 @@ def smesolve(
         check_solver(opts.solver), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
     )  # fmt: skip
     values, records, finals = _run(problem, jax.vmap(jax.random.fold_in, (None, 0))(key, jnp.arange(ntraj)), n)
+    warn_unphysical(finals, problem.solver)
     values = values[..., : len(names)]
     currents = jnp.diff(records, axis=1) / jnp.diff(problem.ts)[None, :, None]
     mean = jnp.mean(values, axis=0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 
 import diffrax
@@ -168,3 +169,34 @@ def check_fixed_step_options(opts, n_steps: int) -> None:
         )
     if opts.max_steps is not None and opts.max_steps < n_steps:
         raise ValueError(f"max_steps must be at least the {n_steps} fixed steps of dt0 over ts; got {opts.max_steps}")
+
+
+#: A trajectory's final state counts as outside the density matrices below this lowest eigenvalue (round-off of a
+#: positive step stays near 1e-15).
+NEGATIVE_EIGENVALUE = -1e-6
+
+
+def warn_unphysical(finals, solver) -> None:
+    """Warn when trajectories diverged or ended outside the density matrices (concrete states only).
+
+    Only `Rouchon()` keeps every trajectory positive; Euler–Maruyama and Milstein may leave the set (and Euler–Maruyama
+    may diverge) when the step is too coarse for the measurement's strength. Their averages are then not those of
+    physical states, and nothing else in the result says so.
+    """
+    if not is_concrete(finals):
+        return
+    states = np.asarray(finals)
+    finite = np.isfinite(states).all(axis=(-2, -1))
+    lowest = np.linalg.eigvalsh(states[finite]).min(axis=-1) if finite.any() else np.zeros(0)
+    outside = int((lowest < NEGATIVE_EIGENVALUE).sum())
+    diverged = int((~finite).sum())
+    if diverged or outside:
+        worst = f" (lowest eigenvalue {lowest.min():.3g})" if outside else ""
+        warnings.warn(
+            f"smesolve: of {states.shape[0]} trajectories, {diverged} diverged (NaN/inf) and {outside} ended outside "
+            f"the density matrices{worst} with solver {type(solver).__name__}: their averages are not those of "
+            "physical states; use the default solver, difflab.quantum.Rouchon(), which keeps every trajectory a "
+            "density matrix, or a smaller dt0",
+            RuntimeWarning,
+            stacklevel=3,
+        )
