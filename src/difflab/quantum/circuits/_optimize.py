@@ -101,10 +101,18 @@ def minimize(
 
 @eqx.filter_jit
 def _run(cost, optimizer, steps, params0):
+    # a line search evaluates the cost and its gradient at the point it accepts and keeps them in its state: the
+    # next step reads them there instead of evaluating them again (L-BFGS: one evaluation per step instead of two)
+    value_and_grad = (
+        optax.value_and_grad_from_state(cost)
+        if _keeps_value_and_grad(jax.eval_shape(optimizer.init, params0[0]))
+        else lambda p, state: jax.value_and_grad(cost)(p)
+    )
+
     def one(p0):
         def step(carry, _):
             p, state = carry
-            value, grad = jax.value_and_grad(cost)(p)
+            value, grad = value_and_grad(p, state=state)
             # Line-search optimisers (optax.lbfgs) need the value and the function; others ignore them.
             updates, state = optax_update(optimizer, grad, state, p, value=value, grad=grad, value_fn=cost)
             return (optax.apply_updates(p, updates), state), value
@@ -122,6 +130,16 @@ def _run(cost, optimizer, steps, params0):
 
 
 _LINE_SEARCH_STATES = (optax.ScaleByZoomLinesearchState, optax.ScaleByBacktrackingLinesearchState)
+
+
+def _keeps_value_and_grad(state) -> bool:
+    """Whether an optimizer state holds one value and one gradient of the cost (a line search's, at its last point)."""
+    if not _has_line_search(state):
+        return False
+    try:
+        return optax.tree.get(state, "value") is not None and optax.tree.get(state, "grad") is not None
+    except (KeyError, ValueError):  # none, or several: evaluate the cost as usual
+        return False
 
 
 def _has_line_search(state) -> bool:
