@@ -28,7 +28,8 @@ Contemp. Phys. 47, 279 (2006).
 `MultiTerm(ODETerm(drift), ControlTerm(diffusion, brownian))` on a fixed grid: every save interval is split into the
 fewest equal steps no longer than `dt0`, so the states and records are saved where steps end. The default step is
 `Rouchon()` (`_smesolve_rouchon.py`): Rouchon & Ralph's normalised completely positive map, which keeps every
-trajectory a density matrix at any step, has weak order 1 and, for one channel, follows the exact filter of its
+trajectory a density matrix (exactly in exact arithmetic, to round-off at any step that resolves the generator, as
+the default step does), has weak order 1 and, for one channel, follows the exact filter of its
 record to first order. `diffrax.Euler()` (Euler–Maruyama, strong order 1/2) and, for one measured channel (whose
 noise commutes with itself), `diffrax.ItoMilstein()` (strong order 1) step the Itô equation itself; they keep $\rho$
 Hermitian and of unit trace (each increment is Hermitian, and traceless when $\mathrm{tr}\,\rho = 1$) but positive

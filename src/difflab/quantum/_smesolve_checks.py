@@ -140,7 +140,7 @@ def check_step(dt0, H, jumps, drive_rate=0.0) -> float:
 
 
 def check_solver(solver) -> diffrax.AbstractSolver:
-    """`solver`, refused unless it converges to the Itô solution; by default `Rouchon()` (positive at any step).
+    """`solver`, refused unless it converges to the Itô solution; by default `Rouchon()` (a positive map).
 
     Against the other Itô steps (benchmarks/quantum_sme_steps.py): Euler–Maruyama, at half the default step, takes 885
     of 1000 trajectories of a qubit whose decay and dephasing are both detected perfectly outside the set of density
@@ -171,32 +171,40 @@ def check_fixed_step_options(opts, n_steps: int) -> None:
         raise ValueError(f"max_steps must be at least the {n_steps} fixed steps of dt0 over ts; got {opts.max_steps}")
 
 
-#: A trajectory's final state counts as outside the density matrices below this lowest eigenvalue (round-off of a
-#: positive step stays near 1e-15).
+#: A trajectory's final state counts as outside the density matrices below this lowest eigenvalue, or below the
+#: eigensolver's own round-off for its size and precision if that is larger (100 n eps: 6e-4 for a 50-level state in
+#: float32), so that a positive state is never reported.
 NEGATIVE_EIGENVALUE = -1e-6
 
 
 def warn_unphysical(finals, solver) -> None:
     """Warn when trajectories diverged or ended outside the density matrices (concrete states only).
 
-    Only `Rouchon()` keeps every trajectory positive; Euler–Maruyama and Milstein may leave the set (and Euler–Maruyama
-    may diverge) when the step is too coarse for the measurement's strength. Their averages are then not those of
-    physical states, and nothing else in the result says so.
+    Outside: the lowest eigenvalue below `NEGATIVE_EIGENVALUE`, or below the eigensolver's round-off floor if that is
+    larger. Euler–Maruyama and Milstein leave the set when the step is coarse for the measurement's strength (and
+    Euler–Maruyama may diverge); every explicit step, `Rouchon()` included, amplifies round-off when it does not
+    resolve the generator (`_smesolve_rouchon.py`). The averages are then not those of physical states, and nothing
+    else in the result says so.
     """
     if not is_concrete(finals):
         return
     states = np.asarray(finals)
     finite = np.isfinite(states).all(axis=(-2, -1))
     lowest = np.linalg.eigvalsh(states[finite]).min(axis=-1) if finite.any() else np.zeros(0)
-    outside = int((lowest < NEGATIVE_EIGENVALUE).sum())
+    floor = min(NEGATIVE_EIGENVALUE, -100 * states.shape[-1] * float(np.finfo(states.dtype).eps))
+    outside = int((lowest < floor).sum())
     diverged = int((~finite).sum())
     if diverged or outside:
         worst = f" (lowest eigenvalue {lowest.min():.3g})" if outside else ""
+        advice = (
+            "pass a smaller dt0 (the default, 1 % of 1/(||H|| + sum_k ||L_k||^2), resolves the generator)"
+            if isinstance(solver, Rouchon)
+            else "use the default solver, difflab.quantum.Rouchon(), whose step is a positive map, or a smaller dt0"
+        )
         warnings.warn(
             f"smesolve: of {states.shape[0]} trajectories, {diverged} diverged (NaN/inf) and {outside} ended outside "
             f"the density matrices{worst} with solver {type(solver).__name__}: their averages are not those of "
-            "physical states; use the default solver, difflab.quantum.Rouchon(), which keeps every trajectory a "
-            "density matrix, or a smaller dt0",
+            f"physical states; {advice}",
             RuntimeWarning,
             stacklevel=3,
         )

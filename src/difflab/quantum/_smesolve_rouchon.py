@@ -17,7 +17,12 @@ $$ \rho' = \frac{M\rho M^\dagger + \sum_k (1 - \eta_k)\,L_k \rho L_k^\dagger\,\D
                {\mathrm{tr}\big(M\rho M^\dagger + \sum_k (1 - \eta_k)\,L_k \rho L_k^\dagger\,\Delta t\big)}, $$
 
 where $\eta_k$ is the efficiency with which $L_k$ is detected (0 when it is not). Numerator and denominator are
-positive whatever $\Delta t$ and the noise, so every trajectory stays in the set of density matrices to round-off.
+positive whatever $\Delta t$ and the noise, so in exact arithmetic every trajectory stays in the set of density
+matrices. In floating point each step is positive to round-off, and round-off stays there as long as the step
+resolves the generator: where $|1 + \lambda\,\Delta t| > 1$ for an eigenvalue $\lambda$ of $G$ (a level whose
+frequency $\omega$ has $\omega\Delta t$ of order 1 and little damping), the round-off in an empty level grows
+by that factor every step relative to the populated ones, as any explicit step's error does. The default step
+(1 % of $1/(\|H\| + \sum_k\|L_k\|^2)$) resolves it; `smesolve` warns about a final state that is not positive.
 Expanded to order $\Delta t$ with $\Delta W_r \Delta W_s \to \delta_{rs}\Delta t$ it is the Itô equation of
 `smesolve` (the normalisation supplies $-\mathrm{tr}(\cdot)\rho$ of $\mathcal{H}$), so the averages converge to the
 Lindblad equation's with weak order 1, as Euler–Maruyama and Milstein do. The last term of $M$ is Milstein's
@@ -103,7 +108,8 @@ class Rouchon(diffrax.AbstractItoSolver):
     r"""Rouchon & Ralph's positivity-preserving step of `smesolve` (fixed steps; converges to the Itô solution).
 
     Each step is a normalised completely positive map of $\rho$ (module docstring), so every trajectory stays a
-    density matrix: Hermitian, of unit trace and positive semidefinite to round-off, at any step. It is
+    density matrix: Hermitian, of unit trace and positive semidefinite to round-off, at any step that resolves the
+    generator (module docstring; the default step does). It is
     `smesolve`'s default step; it reads the equation's operators from the solve's `args`, which only `smesolve`
     provides. Weak order 1, like `diffrax.Euler()` and `diffrax.ItoMilstein()`; gradients go through
     it as through them (the map is smooth in the operators, the efficiencies and $\rho$).
