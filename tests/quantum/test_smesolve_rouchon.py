@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import difflab.quantum as q
+import difflab.quantum._smesolve_checks as smesolve_checks
 
 KEY = jax.random.key(11)
 SX, SY, SZ, SM = (np.asarray(f()) for f in (q.sigmax, q.sigmay, q.sigmaz, q.sigmam))
@@ -141,3 +142,23 @@ def test_trajectories_that_leave_the_density_matrices_are_reported():
     with pytest.warns(RuntimeWarning, match=r"of 64 trajectories, \d+ diverged \(NaN/inf\) and \d+ ended outside the "
                       r"density matrices \(lowest eigenvalue -[\d.e+-]+\) with solver Euler"):  # fmt: skip
         solve_qubit(diffrax.Euler())
+
+
+def kerr_cavity(n):
+    a = np.asarray(q.destroy(n))
+    return a.conj().T @ a + 0.5 * (a + a.conj().T) + 0.2 * a.conj().T @ a.conj().T @ a @ a, a
+
+
+def test_a_step_that_does_not_resolve_the_generator_is_reported():
+    """A driven Kerr cavity (K = 0.2 rad/ns, heterodyne, η = 0.8) at dt = 0.002 ns for 3 ns. With 40 levels the top
+    one turns at 336 rad/ns (ω dt = 0.67): each step multiplies it by 1.38 relative to the slowest mode, and over the
+    1500 steps it takes over the state, which stays positive (measured: ⟨n⟩ = 36 at 3 ns against the master
+    equation's 0.26). With 20 levels (87 rad/ns, damped faster than the step amplifies it) the same step is right:
+    it agrees with QuTiP (benchmarks/quantum_sme_qutip.py) and is not reported."""
+    H, a = kerr_cavity(40)
+    message = r"dt0 = 0.002 does not resolve .* frequency 336 by 1.38 .* \(10\^208 over the 1500 steps\).* 2.67e-05"
+    with pytest.warns(RuntimeWarning, match=message):
+        q.smesolve(H, q.basis(40, 0), np.linspace(0.0, 3.0, 3), [a], measured={0: "heterodyne"}, etas=0.8, ntraj=1,
+                   key=KEY, dt0=0.002)  # fmt: skip
+    H, a = kerr_cavity(20)
+    smesolve_checks.warn_unresolved_step(H, a[None], 0.002, 1500)  # no warning: warnings are errors in the suite

@@ -91,6 +91,7 @@ from ._smesolve_checks import (
     measured_channels,
     step_grid,
     warn_unphysical,
+    warn_unresolved_step,
 )
 from ._smesolve_drives import drive_rate, drive_terms, edges_inside, split_drives
 from ._smesolve_noise import StepBrownianPath
@@ -206,6 +207,7 @@ def smesolve(
     dt = check_step(opts.dt0, H_dense, list(L_dense), drive_rate(controls, D_dense, ts))
     grid = step_grid(np.union1d(ts, edges_inside(controls, ts)), dt)
     check_fixed_step_options(opts, grid.shape[0] - 1)
+    warn_unresolved_step(H_dense, L_dense, dt, grid.shape[0] - 1)
     channel_etas = check_etas(etas, len(indices), real)
     ops, record_etas, channels, quadratures = _records(L_dense, indices, heterodyne, channel_etas)
     unread = jnp.ones(len(jumps), real).at[jnp.asarray(indices)].set(1 - channel_etas)
