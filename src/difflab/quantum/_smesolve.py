@@ -96,7 +96,7 @@ from ._smesolve_checks import (
 from ._smesolve_drives import drive_rate, drive_terms, edges_inside, split_drives
 from ._smesolve_noise import StepBrownianPath
 from ._smesolve_result import SMEResult
-from ._smesolve_rouchon import KrausOperators
+from ._smesolve_rouchon import KrausOperators, generator, record_signal
 from ._unravelling import unbatched_operators
 
 #: Trajectories per vmapped batch are bounded so that a batch's saved values and states stay near 2**24 floats
@@ -204,10 +204,11 @@ def smesolve(
     cdtype = functools.reduce(np.promote_types, [np.dtype(x.dtype) for x in (H_dense, L_dense, E_dense, rho)])
     H_dense, L_dense, E_dense, rho, D_dense = (x.astype(cdtype) for x in (H_dense, L_dense, E_dense, rho, D_dense))
     real = jnp.finfo(cdtype).dtype
-    dt = check_step(opts.dt0, H_dense, list(L_dense), drive_rate(controls, D_dense, ts))
+    rate = drive_rate(controls, D_dense, ts)
+    dt = check_step(opts.dt0, H_dense, list(L_dense), rate)
     grid = step_grid(np.union1d(ts, edges_inside(controls, ts)), dt)
     check_fixed_step_options(opts, grid.shape[0] - 1)
-    warn_unresolved_step(H_dense, L_dense, dt, grid.shape[0] - 1)
+    warn_unresolved_step(H_dense, L_dense, dt, grid.shape[0] - 1, rate)
     channel_etas = check_etas(etas, len(indices), real)
     ops, record_etas, channels, quadratures = _records(L_dense, indices, heterodyne, channel_etas)
     unread = jnp.ones(len(jumps), real).at[jnp.asarray(indices)].set(1 - channel_etas)
@@ -310,12 +311,10 @@ def _trajectory(p: _Problem, key):
 
     def drift(t, y, args):
         rho = density(y)
-        u = p.controls(t).astype(p.H.dtype)  # explicit: real amplitudes times complex operators
-        G = G0 - 1j * jnp.einsum("d,dij->ij", u, p.drive_ops)
+        G = generator(G0, p.drive_ops, p.controls, t)
         d = G @ rho + rho @ jnp.conj(G.T) + jnp.einsum("kij,jl,kml->im", p.jumps, rho, jnp.conj(p.jumps))
         d = 0.5 * (d + jnp.conj(d.T))  # exactly Hermitian increments keep rho exactly Hermitian
-        signal = 2 * jnp.real(jnp.einsum("mij,ji->m", c, rho))  # sqrt(eta) tr(L rho + rho L^dag), rho Hermitian
-        return jnp.concatenate([jnp.real(d).ravel(), jnp.imag(d).ravel(), signal])
+        return jnp.concatenate([jnp.real(d).ravel(), jnp.imag(d).ravel(), record_signal(c, rho)])
 
     def diffusion(t, y, args):
         rho = density(y)

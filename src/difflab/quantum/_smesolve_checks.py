@@ -176,7 +176,7 @@ def check_fixed_step_options(opts, n_steps: int) -> None:
 MODE_AMPLIFICATION = 1e3
 
 
-def warn_unresolved_step(H, jumps, dt: float, n_steps: int) -> None:
+def warn_unresolved_step(H, jumps, dt: float, n_steps: int, drive_rate: float | None = 0.0) -> None:
     r"""Warn when the explicit step amplifies a mode of $G = -iH - \frac12\sum_k L_k^\dagger L_k$ (concrete operators).
 
     Every explicit step of the SME (Rouchon's, Euler–Maruyama's, Milstein's) advances the unnormalised state by
@@ -184,8 +184,8 @@ def warn_unresolved_step(H, jumps, dt: float, n_steps: int) -> None:
     slowest one ($\lambda_0$, the largest real part); the step multiplies it by $|1 + \lambda_i\Delta t|^2$, which
     exceeds the slowest mode's $|1 + \lambda_0\Delta t|^2$ when its frequency is not resolved ($\omega\Delta t$ of
     order 1). Over the run the ratio compounds: past `MODE_AMPLIFICATION` the mode, however little populated,
-    takes over the state, which may stay positive (no later check would see it). The drives are left out; the
-    default step resolves $G$.
+    takes over the state, which may stay positive (no later check would see it). The drives are left out of $G$;
+    the default step (`default_step`, with `drive_rate`, as the warning quotes it) resolves it.
     """
     if not all(is_concrete(x) for x in (H, *jumps)):
         return
@@ -197,13 +197,13 @@ def warn_unresolved_step(H, jumps, dt: float, n_steps: int) -> None:
     ratio = float(growth.max() / slowest)
     if ratio > 1 and n_steps * math.log(ratio) > math.log(MODE_AMPLIFICATION):
         worst = lam[np.argmax(growth)]
-        advice = default_step(H, list(L))
+        advice = "" if drive_rate is None else f" (the default here is {default_step(H, list(L), drive_rate):.3g})"
         raise_by = n_steps * math.log10(ratio)
         warnings.warn(
             f"smesolve: dt0 = {dt:.3g} does not resolve the generator -iH - sum_k L_k^dag L_k / 2: each step "
             f"multiplies its mode of frequency {abs(worst.imag):.3g} by {ratio:.3g} relative to the slowest mode "
-            f"(10^{raise_by:.0f} over the {n_steps} steps), so that mode takes over the state; pass a smaller dt0 (the "
-            f"default here is {advice:.3g})",
+            f"(10^{raise_by:.0f} over the {n_steps} steps), so that mode takes over the state; pass a smaller "
+            f"dt0{advice}",
             RuntimeWarning,
             stacklevel=3,
         )

@@ -80,16 +80,25 @@ def _complex(parts: Array) -> Array:
     return jax.lax.complex(parts[0], parts[1])
 
 
+def generator(G0: Array, drive_ops: Array, controls: Controls, t) -> Array:
+    r"""$G(t) = G_0 - i\sum_j u_j(t)\,H_j$, the generator of the unnormalised state at `t`."""
+    u = controls(t).astype(G0.dtype)  # explicit: real amplitudes times complex operators
+    return G0 - 1j * jnp.einsum("d,dij->ij", u, drive_ops)
+
+
+def record_signal(c: Array, rho: Array) -> Array:
+    r"""$\mathrm{tr}(c_r\rho + \rho c_r^\dagger)$ for each record operator $c_r$ (`rho` Hermitian)."""
+    return 2 * jnp.real(jnp.einsum("rij,ji->r", c, rho))
+
+
 def kraus_step(ops: KrausOperators, t, dt, y: Array, dW: Array) -> Array:
     r"""One Rouchon step of the real state $(\mathrm{Re}\,\rho, \mathrm{Im}\,\rho, Y)$ over $[t, t + dt]$."""
     G0, drive_ops, jumps, c = (_complex(x) for x in (ops.G0, ops.drive_ops, ops.jumps, ops.records))
     n, r = G0.shape[0], c.shape[0]
     n2 = n * n
     rho = jax.lax.complex(y[:n2], y[n2 : 2 * n2]).reshape(n, n)
-    u = ops.controls(t).astype(G0.dtype)
-    G = G0 - 1j * jnp.einsum("d,dij->ij", u, drive_ops)
-    signal = 2 * jnp.real(jnp.einsum("rij,ji->r", c, rho))  # tr(c rho + rho c^dag), rho Hermitian
-    dy = signal * dt + dW
+    G = generator(G0, drive_ops, ops.controls, t)
+    dy = record_signal(c, rho) * dt + dW
     second = jnp.outer(dy, dy) - dt * jnp.eye(r, dtype=dy.dtype)  # dy_r dy_s - delta_rs dt
     M = (
         jnp.eye(n, dtype=G.dtype)
