@@ -133,3 +133,19 @@ def test_deprecated_spellings_still_work_with_a_warning():
 @pytest.mark.slow
 def test_members_split_over_four_host_devices_match_one_device():
     assert "SHARDED-OK" in run_with_host_devices(Path(__file__).with_name("_sharded_check.py"))
+
+
+def test_a_jitted_solve_can_then_be_vmapped():
+    # Dephasing L = sz / 2 of a precessing |+>: <sx>(t) = cos(w t) exp(-t / 2). The jump operator is a constant
+    # array, converted inside the first trace; the vmap's trace must not see that trace's values (it raised
+    # UnexpectedTracerError when the conversion kept them).
+    plus, sz, dephasing, sx = (q.basis(2, 0) + q.basis(2, 1)) / 2**0.5, q.sigmaz(), 0.5 * q.sigmaz(), q.sigmax()
+
+    @jax.jit
+    def x_end(w):
+        H = 0.5 * jnp.asarray(w, complex) * sz
+        return q.mesolve(H, plus, [0.0, 1.0], jump_ops=[dephasing], exp_ops=[sx]).expects[-1, 0].real
+
+    ws = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(x_end(2.0), np.cos(2.0) * np.exp(-0.5), atol=1e-6)
+    np.testing.assert_allclose(jax.vmap(x_end)(ws), np.cos(ws) * np.exp(-0.5), atol=1e-6)

@@ -23,9 +23,15 @@ def cached_operator(x, *, name: str = "operator", layout: str = "auto") -> tuple
     if hit is not None and hit[0] is x:
         _CACHE.move_to_end(key)
         return hit[1], hit[2]
-    op = model_operator(x, name=name, layout=layout)
-    herm = is_hermitian(x)
-    if isinstance(x, jax.Array) and is_concrete(x):
+    if not (isinstance(x, jax.Array) and is_concrete(x)):
+        return model_operator(x, name=name, layout=layout), is_hermitian(x)
+    # Under a trace (a `jit` of the user's function), even a constant's conversion is staged into that trace; the
+    # entry would then hold that trace's tracers and leak them into the next one (a `vmap` of the same function).
+    # Evaluated now, the conversion holds concrete arrays that any later trace can read as constants.
+    with jax.ensure_compile_time_eval():
+        op = model_operator(x, name=name, layout=layout)
+        herm = is_hermitian(x)
+    if is_concrete(op, herm):
         _CACHE[key] = (x, op, herm)
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
