@@ -76,9 +76,63 @@ def test_refuses_no_unique_steady_state():
     with pytest.raises(ValueError, match="jump_ops must hold at least one jump operator"):
         q.steadystate(SZ, [])
     # pure dephasing: every diagonal state is stationary (a 2-dimensional null space)
-    with pytest.raises(ValueError, match="2-dimensional null space: no unique steady state"):
-        q.steadystate(SZ, [0.3 * SZ])
+    for method in ("direct", "iterative"):
+        with pytest.raises(ValueError, match="2-dimensional null space: no unique steady state"):
+            q.steadystate(SZ, [0.3 * SZ], method=method)
     with pytest.raises(ValueError, match="method must be one of"):
         q.steadystate(SZ, [SM], method="svd")
     with pytest.raises(ValueError, match=r"jump_ops\[0\] has shape \(3, 3\) but H acts on dimension 2"):
         q.steadystate(SZ, [np.eye(3)])
+
+
+# A qubit that nothing touches beside a damped 17-level cavity: sigma_z (x) 1 is conserved, so every qubit
+# population over the cavity's vacuum is stationary (n = 34, above the singular-value check's 32 levels).
+DECOUPLED_H = np.kron(SZ, np.eye(17))
+DECOUPLED_JUMPS = [np.kron(np.eye(2), np.asarray(q.destroy(17)))]
+
+
+def test_probe_refuses_a_second_stationary_state_above_32_levels():
+    with pytest.raises(ValueError, match=r"no unique steady state.*\(the two differ by 0.5\)"):
+        q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", check_unique=True)
+    # without the probe, one of the stationary states comes back (documented): L rho = 0 holds
+    rho = np.asarray(q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative"))
+    L = np.asarray(q.liouvillian(DECOUPLED_H, DECOUPLED_JUMPS))
+    assert np.abs(L @ rho.T.reshape(-1)).max() < 1e-12
+    # inside jit the refusal is raised when the program runs
+    probed = jax.jit(
+        lambda g: q.steadystate(DECOUPLED_H, [g * DECOUPLED_JUMPS[0]], method="iterative", check_unique=True)
+    )
+    with pytest.raises(Exception, match="no unique steady state"):
+        probed(jnp.asarray(1.0 + 0j)).block_until_ready()
+
+
+def test_probe_passes_a_unique_state_above_32_levels():
+    n, kappa, n_th = 40, 0.3, 0.4
+    a = np.asarray(q.destroy(n))
+    jumps = [np.sqrt(kappa * (1 + n_th)) * a, np.sqrt(kappa * n_th) * a.conj().T]
+    rho = np.asarray(q.steadystate(2.0 * a.conj().T @ a, jumps, method="iterative", check_unique=True))
+    p = (n_th / (1 + n_th)) ** np.arange(n)
+    np.testing.assert_allclose(rho, np.diag(p / p.sum()), atol=1e-10)
+
+
+def test_probe_that_does_not_converge_warns(monkeypatch):
+    from difflab.quantum import _steadystate
+
+    rho = q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative")
+    monkeypatch.setattr(_steadystate, "_probe", lambda *args: (rho, jnp.asarray(False)))
+    with pytest.warns(RuntimeWarning, match="uniqueness probe .* did not converge"):
+        q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", check_unique=True)
+
+
+def test_gmres_that_does_not_converge_is_refused():
+    with pytest.raises(RuntimeError, match="GMRES did not reach rtol/atol on the steady state within max_steps"):
+        q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", max_steps=2)
+
+
+def test_iterative_at_an_exceptional_point_of_the_effective_generator():
+    # G = -iH - L^dag L / 2 = [[-i g... ]] is defective at g = gamma / 4 (a PT-symmetric exceptional point): its
+    # eigenbasis is singular, and the preconditioner falls back to the diagonal one; the state is the same.
+    gamma = 0.25
+    H = np.array([[0.0, gamma / 4], [gamma / 4, 0.0]], complex)
+    jumps = [np.sqrt(gamma) * np.array([[0.0, 0.0], [1.0, 0.0]], complex)]
+    np.testing.assert_allclose(q.steadystate(H, jumps, method="iterative"), q.steadystate(H, jumps), atol=1e-12)

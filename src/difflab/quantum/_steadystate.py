@@ -9,10 +9,26 @@ J. Stat. Mech. 043202 (2019), the "trace substitution" used by QuTiP's `steadyst
 
 - `method="direct"`: the dense Liouvillian ($n^2 \times n^2$, columns stacked: $\mathrm{vec}(A\rho B) =
   (B^T \otimes A)\,\mathrm{vec}\,\rho$, as `mepropagator`) solved by LU; $O(n^6)$ time, $O(n^4)$ memory: n up to
-  ~50. Its uniqueness is checked: a null space of dimension > 1 (no jump operators, or a decoherence-free subspace)
-  is refused by name.
+  ~50.
 - `method="iterative"`: GMRES on the matrix-free map $\rho \mapsto \mathcal{L}\rho$ (dense $n \times n$ products,
-  $O(n^3)$ per iteration, $O(n^2)$ memory) with the same trace substitution; for n in the hundreds.
+  $O(n^3)$ per iteration, $O(n^2)$ memory) with the same trace substitution; for n in the hundreds. It is
+  preconditioned by the exact inverse of the Liouvillian without the jumps' feeding terms,
+  $\mathcal{K}\rho = G\rho + \rho G^\dagger$ with $G = -iH - \tfrac12\sum_k L_k^\dagger L_k$: in the eigenbasis of
+  $G = V D V^{-1}$ this Lyapunov map is diagonal, $\mathcal{K}^{-1}Y = V\,[\tilde Y_{ij} / (d_i + \bar d_j)]\,V^\dagger$
+  with $\tilde Y = V^{-1} Y V^{-\dagger}$ ($O(n^3)$ per application). Only the jumps' feeding terms
+  $\mathcal{K}^{-1}\sum_k L_k \cdot L_k^\dagger$ are left to GMRES, which then needs tens of iterations where a
+  diagonal (Jacobi) preconditioner needed thousands (benchmarks/README.md). An eigenbasis too ill-conditioned to
+  use ($\kappa(V) > 10^8$, a nearly defective $G$) falls back to the diagonal preconditioner: slower, as exact.
+  A cascade that must carry population down many levels (a state spread over all of a large Fock space) still
+  takes about one iteration per level.
+
+Uniqueness. A second stationary state (a conserved quantity, a decoherence-free subspace) makes the system
+singular but consistent: the direct method would divide by round-off and GMRES would end at one of the stationary
+states, both silently. Up to n = 32 the Liouvillian's singular values decide, for either method: a null space of
+dimension > 1 is refused by name. Above, `check_unique=True` adds a probe: a weak depolarising channel
+$\epsilon(\mathrm{tr}(\rho) I/n - \rho)$, $\epsilon = 10^{-8}\max|G|$, makes the state unique and moves a unique
+state by $O(\epsilon/\text{gap})$ only, but it picks its own mixture of several stationary states, O(1) away (or GMRES
+cannot resolve its near-null mode and stagnates, which is reported as a warning).
 
 Both go through `lineax.linear_solve`, so `jax.grad` of a function of $\rho_\text{ss}$ uses implicit
 differentiation (one adjoint linear solve), not the iterations. Units: ħ = 1, `H` in rad per time unit, jump
@@ -22,8 +38,11 @@ QuTiP: `steadystate(H, c_ops, method=...)`; dynamiqs: none (0.3).
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Sequence
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import lineax as lx
@@ -32,7 +51,7 @@ from jaxtyping import Array, ArrayLike, Complex
 
 from ..core.internal import is_concrete
 from ._checks import check_finite, check_hermitian, check_same_dim
-from ._complex import as_complex, complex_dtype
+from ._complex import as_complex
 from ._operator import Operator, check_numeric
 from ._qutip import from_qutip_arguments
 
@@ -42,6 +61,27 @@ METHODS = ("direct", "iterative")
 NULL_RTOL = 1e-10
 #: Up to this many levels the direct method checks uniqueness with a singular value decomposition (n^2 x n^2).
 SVD_MAX_LEVELS = 32
+NOT_UNIQUE = (
+    "the Liouvillian of H and jump_ops has no unique steady state: a depolarising rate of 1e-8 of its scale moves "
+    "the solution by O(1) (a conserved quantity, a decoherence-free subspace, or a metastable manifold decaying "
+    "slower than that); add dissipation that connects the whole space"
+)
+NOT_CONVERGED = (
+    "GMRES did not reach rtol/atol on the steady state within max_steps (or it stagnated); raise max_steps, or use "
+    "method='direct' (n up to about 50)"
+)
+NOT_CONFIRMED = (
+    "steadystate: the uniqueness probe (GMRES on the Liouvillian plus a depolarising rate of 1e-8 of its scale) did "
+    "not converge, which happens when a second stationary state or a metastable manifold exists; the state "
+    "returned is one stationary state. Check it with mesolve to long times"
+)
+#: The uniqueness probe's depolarising rate, relative to the largest entry of G.
+DEPOLARISING_PROBE = 1e-8
+#: GMRES's restart length (Krylov vectors kept, each n x n) in the iterative method, and in the uniqueness probe.
+GMRES_RESTART = 20
+PROBE_RESTART = 100
+#: The largest condition number of G's eigenbasis that the iterative method's preconditioner uses.
+MAX_EIGENBASIS_COND = 1e8
 
 
 def liouvillian(H: Complex[ArrayLike, "n n"], jump_ops: Sequence[Complex[ArrayLike, "n n"]]) -> Complex[Array, "m m"]:
@@ -66,6 +106,7 @@ def steadystate(
     rtol: float = 1e-10,
     atol: float = 1e-12,
     max_steps: int | None = None,
+    check_unique: bool | None = None,
 ) -> Complex[Array, "n n"]:
     r"""The unique steady state $\rho_\text{ss}$ of $\dot\rho = \mathcal{L}\rho$ (module docstring).
 
@@ -77,6 +118,11 @@ def steadystate(
         rtol: GMRES's relative tolerance on the residual (iterative method only).
         atol: GMRES's absolute tolerance on the residual (iterative method only).
         max_steps: GMRES's iteration limit (iterative method; default lineax's, 10 n^2).
+        check_unique: refuse a Liouvillian with more than one stationary state. None (the default): exactly, from
+            its singular values, where n ≤ 32 and the operators are concrete (either method; O(n^6)), not
+            otherwise. True: otherwise too, by a probe (module docstring) that costs one more GMRES solve, often
+            several times the first; a probe that does not converge (a metastable manifold) gives a
+            `RuntimeWarning`. False: no check.
 
     Returns:
         $\rho_\text{ss}$ (n, n), trace 1, Hermitian up to round-off; differentiable with respect to `H` and the
@@ -86,9 +132,41 @@ def steadystate(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     H, jumps = _checked(H, jump_ops)
+    if check_unique not in (None, True, False):
+        raise TypeError(f"check_unique must be None, True or False; got {check_unique!r}")
+    decided_by_svd = H.shape[0] <= SVD_MAX_LEVELS and is_concrete(H, jumps)
+    if decided_by_svd and check_unique is not False:
+        _check_unique(np.asarray(liouvillian(H, jumps)))
     if method == "direct":
-        return _direct(H, jumps)
-    return _iterative(H, jumps, rtol, atol, max_steps)
+        rho = _direct(H, jumps)
+    else:
+        rho, converged = _iterative(H, jumps, rtol, atol, max_steps)
+        rho = _raise_unless(rho, converged, RuntimeError, NOT_CONVERGED)
+    if check_unique is not True or decided_by_svd:
+        return rho
+    other, converged = _probe(H, jumps, rtol, atol, max_steps)
+    spread = jnp.max(jnp.abs(rho - other))
+    if is_concrete(spread):
+        _warn_unconfirmed(~converged)
+        if converged and spread > np.sqrt(rtol):
+            raise ValueError(f"{NOT_UNIQUE} (the two differ by {float(spread):.2g})")
+        return rho
+    jax.debug.callback(_warn_unconfirmed, ~converged)
+    return eqx.error_if(rho, converged & (spread > np.sqrt(rtol)), NOT_UNIQUE)
+
+
+def _raise_unless(x: Array, ok: Array, error: type[Exception], message: str) -> Array:
+    """`x`, after raising `error(message)` when `ok` is False (concrete) or flagging it in the program (traced)."""
+    if not is_concrete(ok):
+        return eqx.error_if(x, ~ok, message)
+    if not ok:
+        raise error(message)
+    return x
+
+
+def _warn_unconfirmed(unconfirmed) -> None:
+    if unconfirmed:
+        warnings.warn(NOT_CONFIRMED, RuntimeWarning, stacklevel=3)
 
 
 def _checked(H, jump_ops) -> tuple[Array, list[Array]]:
@@ -118,8 +196,6 @@ def _checked(H, jump_ops) -> tuple[Array, list[Array]]:
 def _direct(H: Array, jumps: list[Array]) -> Array:
     n = H.shape[0]
     L = liouvillian(H, jumps)
-    if is_concrete(L) and n <= SVD_MAX_LEVELS:
-        _check_unique(np.asarray(L))
     trace_row = jnp.eye(n, dtype=L.dtype).reshape(-1)  # vec(I): tr(rho) = vec(I) . vec(rho)
     A = L.at[0].set(trace_row)
     b = jnp.zeros(n * n, L.dtype).at[0].set(1.0)
@@ -137,26 +213,92 @@ def _check_unique(L: np.ndarray) -> None:
         )
 
 
-def _iterative(H: Array, jumps: list[Array], rtol, atol, max_steps) -> Array:
+@functools.partial(jax.jit, static_argnames=("rtol", "atol", "max_steps"))  # one compilation per shape, not per call
+def _iterative(H: Array, jumps: list[Array], rtol, atol, max_steps) -> tuple[Array, Array]:
+    """The steady state by preconditioned GMRES, and whether GMRES converged."""
+    solution = _gmres(_trace_substituted(H, jumps), H, jumps, rtol, atol, max_steps, GMRES_RESTART)
+    return _hermitian(solution.value), _succeeded(solution)
+
+
+@functools.partial(jax.jit, static_argnames=("rtol", "atol", "max_steps"))
+def _probe(H: Array, jumps: list[Array], rtol, atol, max_steps) -> tuple[Array, Array]:
+    r"""The uniqueness probe: the steady state with a weak depolarising channel, and whether GMRES converged.
+
+    The generator is $\mathcal{L} + \epsilon\,(\mathrm{tr}(\cdot)\,I/n - \cdot)$, $\epsilon = 10^{-8}\max|G|$.
+
+    A weak depolarising channel makes the stationary state unique. It moves a unique state of $\mathcal{L}$ by
+    $O(\epsilon/\text{gap})$, a negligible amount, but it picks its own mixture of several stationary states, O(1)
+    away from the one the plain solve ends at; or it leaves a near-null mode that GMRES cannot resolve, and GMRES
+    stagnates. Its content in every level makes it slower than the plain solve (a longer restart).
+    """
+    H, jumps = jax.lax.stop_gradient((H, jumps))
+    eps = DEPOLARISING_PROBE * jnp.max(jnp.abs(_effective_generator(H, jumps)))
+    solution = _gmres(_trace_substituted(H, jumps, depolarising=eps), H, jumps, rtol, atol, max_steps, PROBE_RESTART)
+    return _hermitian(solution.value), _succeeded(solution)
+
+
+def _gmres(operator, H, jumps, rtol, atol, max_steps, restart) -> lx.Solution:
     n = H.shape[0]
-    G = -1j * H
-    for op in jumps:
-        G = G - 0.5 * (jnp.conj(op).T @ op)
+    b = jnp.zeros((n, n), operator.in_structure().dtype).at[0, 0].set(1.0)
+    solver = lx.GMRES(rtol=rtol, atol=atol, max_steps=max_steps, restart=min(n * n, restart), stagnation_iters=100)
+    preconditioner = lx.FunctionLinearOperator(_lyapunov_inverse(H, jumps), operator.in_structure())
+    return lx.linear_solve(operator, b, solver=solver, options={"preconditioner": preconditioner}, throw=False)
+
+
+def _succeeded(solution: lx.Solution) -> Array:
+    return solution.result == lx.RESULTS.successful
+
+
+def _trace_substituted(H: Array, jumps: list[Array], depolarising=None) -> lx.FunctionLinearOperator:
+    r"""The trace-substituted Liouvillian (module docstring), with a depolarising channel when one is given.
+
+    $\rho \mapsto \mathcal{L}\rho + \epsilon(\mathrm{tr}(\rho) I/n - \rho)$ with its (0, 0) entry replaced by
+    $\mathrm{tr}\,\rho$; $\epsilon$ = `depolarising`, None for the Liouvillian itself.
+    """
+    G = _effective_generator(H, jumps)
+    n = G.shape[0]
+    structure = jax.ShapeDtypeStruct((n, n), G.dtype)
 
     def apply(rho):
         out = G @ rho + rho @ jnp.conj(G).T
         for op in jumps:
             out = out + op @ rho @ jnp.conj(op).T
-        return out.at[0, 0].set(jnp.trace(rho))  # the trace substitution (module docstring)
+        if depolarising is not None:
+            out = out + as_complex(depolarising, rho) * (jnp.trace(rho) / n * jnp.eye(n, dtype=rho.dtype) - rho)
+        return out.at[0, 0].set(jnp.trace(rho))
 
-    structure = jax.ShapeDtypeStruct((n, n), complex_dtype(H))
-    operator = lx.FunctionLinearOperator(apply, structure)
-    b = jnp.zeros((n, n), complex_dtype(H)).at[0, 0].set(1.0)
-    scale = 1.0 / _diagonal(H, jumps)
-    jacobi = lx.FunctionLinearOperator(lambda rho: scale * rho, structure)
-    solver = lx.GMRES(rtol=rtol, atol=atol, max_steps=max_steps, restart=min(n * n, 100), stagnation_iters=100)
-    x = lx.linear_solve(operator, b, solver=solver, options={"preconditioner": jacobi}).value
-    return _hermitian(x)
+    return lx.FunctionLinearOperator(apply, structure)
+
+
+def _effective_generator(H: Array, jumps: list[Array]) -> Array:
+    r"""$G = -iH - \tfrac12 \sum_k L_k^\dagger L_k$."""
+    G = -1j * H
+    for op in jumps:
+        G = G - 0.5 * (jnp.conj(op).T @ op)
+    return G
+
+
+def _lyapunov_inverse(H: Array, jumps: list[Array]):
+    r"""$Y \mapsto \mathcal{K}^{-1}Y$, $\mathcal{K}\rho = G\rho + \rho G^\dagger$, in G's eigenbasis (module docstring).
+
+    A pair of modes with $d_i + \bar d_j = 0$ (a level that G leaves undamped, such as the ground state of a decaying
+    qubit, which only the jumps feed) is given the fastest decay rate of G instead: the preconditioner need only be
+    close to the Liouvillian's inverse, not equal to it. When V is too ill-conditioned, the diagonal preconditioner.
+    """
+    H, jumps = jax.lax.stop_gradient((H, jumps))
+    d, V = jnp.linalg.eig(_effective_generator(H, jumps))
+    V_inv = jnp.linalg.inv(V)
+    den = d[:, None] + jnp.conj(d)[None, :]
+    rate = jnp.max(jnp.abs(d.real))
+    den = jnp.where(jnp.abs(den) <= 1e-12 * rate, -rate.astype(den.dtype), den)
+    usable = jnp.all(jnp.isfinite(V_inv)) & (jnp.linalg.norm(V, 2) * jnp.linalg.norm(V_inv, 2) < MAX_EIGENBASIS_COND)
+    jacobi = 1.0 / _diagonal(H, jumps)
+
+    def inverse(y):
+        lyapunov = V @ ((V_inv @ y @ jnp.conj(V_inv).T) / den) @ jnp.conj(V).T
+        return jnp.where(usable, lyapunov, jacobi * y)
+
+    return inverse
 
 
 def _diagonal(H: Array, jumps: list[Array]) -> Array:
