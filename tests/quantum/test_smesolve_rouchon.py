@@ -13,6 +13,8 @@ Systems:
   measured against its own record.
 """
 
+import warnings
+
 import diffrax
 import jax
 import jax.numpy as jnp
@@ -142,6 +144,17 @@ def test_trajectories_that_leave_the_density_matrices_are_reported():
     with pytest.warns(RuntimeWarning, match=r"of 64 trajectories, \d+ diverged \(NaN/inf\) and \d+ ended outside the "
                       r"density matrices \(lowest eigenvalue -[\d.e+-]+\) with solver Euler"):  # fmt: skip
         solve_qubit(diffrax.Euler())
+
+
+def test_milstein_with_several_records_is_reported_and_with_one_is_not():
+    """The decay and dephasing records' noise terms do not commute: diffrax's Milstein step, without Lévy areas, is
+    of strong order 1/2 there, and smesolve says so; with one record it is Milstein's method and nothing is said."""
+    with pytest.warns(RuntimeWarning, match=r"solver: diffrax.ItoMilstein\(\) with 2 measured records is not "):
+        solve_qubit(diffrax.ItoMilstein(), ntraj=2)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        q.smesolve(0.5 * SZ, PLUS, QND_TS, [np.diag(QND_L)], ntraj=2, key=KEY, dt0=0.05, solver=diffrax.ItoMilstein())
+    assert not [w for w in said if str(w.message).startswith("solver: diffrax.ItoMilstein")]
 
 
 def kerr_cavity(n):

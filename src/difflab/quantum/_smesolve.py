@@ -216,7 +216,7 @@ def smesolve(
         H_dense, D_dense, controls, L_dense, ops, record_etas, unread, E_dense,
         jnp.concatenate([jnp.real(rho).ravel(), jnp.imag(rho).ravel(), jnp.zeros(len(channels), real)]),
         jnp.asarray(grid, real), jnp.asarray(ts, real),
-        check_solver(opts.solver), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
+        check_solver(opts.solver, len(channels)), opts.adjoint or diffrax.RecursiveCheckpointAdjoint(), opts.throw,
     )  # fmt: skip
     values, records, finals = _run(problem, jax.vmap(jax.random.fold_in, (None, 0))(key, jnp.arange(ntraj)), n)
     warn_unphysical(finals, problem.solver)

@@ -139,7 +139,7 @@ def check_step(dt0, H, jumps, drive_rate=0.0) -> float:
     return default_step(np.asarray(H), [np.asarray(L) for L in jumps], drive_rate)
 
 
-def check_solver(solver) -> diffrax.AbstractSolver:
+def check_solver(solver, n_records: int = 1) -> diffrax.AbstractSolver:
     """`solver`, refused unless it converges to the Itô solution; by default `Rouchon()` (a positive map).
 
     Against the other Itô steps (benchmarks/quantum_sme_steps.py): Euler–Maruyama, at half the default step, takes 885
@@ -156,6 +156,17 @@ def check_solver(solver) -> diffrax.AbstractSolver:
             f"solver must be an Itô SDE solver (a diffrax.AbstractItoSolver: difflab.quantum.Rouchon(), "
             f"diffrax.Euler(), or diffrax.ItoMilstein() for one measured channel): the stochastic master equation is "
             f"written in Itô form; got {type(solver).__name__}, which solves {kind}"
+        )
+    if isinstance(solver, diffrax.ItoMilstein) and n_records > 1:
+        # Milstein's correction without the Lévy areas of pairs of Wiener processes: exact for commuting noise only.
+        # The records' terms H[c_r] rho do not commute (a heterodyne channel's two quadratures, two channels), and
+        # the step falls back to Euler-Maruyama's strong order 1/2, at Milstein's cost.
+        warnings.warn(
+            f"solver: diffrax.ItoMilstein() with {n_records} measured records is not Milstein's method here: their "
+            "noise terms do not commute and the step omits the Lévy areas between them, so it converges with strong "
+            "order 1/2, as Euler-Maruyama, at a higher cost; use the default difflab.quantum.Rouchon()",
+            RuntimeWarning,
+            stacklevel=3,
         )
     return solver
 
