@@ -37,13 +37,22 @@ from ._schedule import run
 STATE_ATOL = 1e-8
 
 
+def state_dtype() -> np.dtype:
+    """The dtype circuits compute in: complex128 (complex64 where JAX runs without 64-bit types).
+
+    Gate matrices and Pauli tables are built in it, so a state given in another precision (a complex64 `psi0`) is
+    converted to it on entry, not mixed with it (under strict dtype promotion a mix would be refused inside).
+    """
+    return jax.dtypes.canonicalize_dtype(jnp.complex128)
+
+
 def zero_state(n_wires: int) -> Array:
     r"""$|0\ldots0\rangle$ as a flat complex vector of length 2ⁿ.
 
     Built from an iota (index == 0), which XLA does not constant-fold: from a literal zero vector XLA folds the
     first gates' slices of the state into 2ⁿ-sized constants of the program (64 MiB each at 24 qubits).
     """
-    return (jnp.arange(2**n_wires) == 0).astype(complex)
+    return (jnp.arange(2**n_wires) == 0).astype(state_dtype())
 
 
 class Circuit(eqx.Module):
@@ -266,8 +275,8 @@ def _check_ket(psi0, n: int) -> Array:
         norm = float(np.linalg.norm(np.asarray(psi0)))
         if not abs(norm - 1) <= STATE_ATOL:
             raise ValueError(f"psi0 must be normalised; got norm {norm:.12g}")
-        return as_complex(psi0)
-    psi = as_complex(psi0)  # traced: flagged when the compiled program runs (NaN fails too)
+        return jnp.asarray(psi0, state_dtype())
+    psi = as_complex(psi0).astype(state_dtype())  # traced: flagged when the compiled program runs (NaN fails too)
     norm = jnp.linalg.norm(psi)
     return eqx.error_if(psi, ~(jnp.abs(norm - 1) <= STATE_ATOL), "psi0 must be a finite, normalised ket")
 
@@ -286,7 +295,7 @@ def _check_density(rho0, n: int) -> Array:
         if lowest < -STATE_ATOL:  # a negative eigenvalue gives negative probabilities
             raise ValueError(f"rho0 must be positive semidefinite; its lowest eigenvalue is {lowest:.6g}")
         return jnp.asarray(r)
-    rho = as_complex(rho0)  # traced: flagged when the compiled program runs (NaN fails too)
+    rho = as_complex(rho0).astype(state_dtype())  # traced: flagged when the compiled program runs (NaN fails too)
     hermitian = 0.5 * (rho + rho.conj().T)
     ok = (jnp.abs(jnp.trace(rho) - 1) <= STATE_ATOL) & (jnp.max(jnp.abs(rho - rho.conj().T)) <= STATE_ATOL)
     ok = ok & (jnp.linalg.eigvalsh(hermitian).min() >= -STATE_ATOL)
