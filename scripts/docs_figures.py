@@ -1,7 +1,7 @@
 """Figures of the docs drawn by difflab.plot, made by running the pages' own code blocks (so the pictures are what
 the blocks make): the first simulation of docs/index.md, docs/plotting.md's (reused by hh.md, calibration.md and
 quantum.md), the posterior of
-docs/posterior.md and the Sobol' indices of docs/sensitivity.md.
+docs/posterior.md, the Sobol' indices of docs/sensitivity.md and a validation case of docs/validation.md.
 
     python scripts/docs_figures.py      # writes the docs/img/*.png named below (about three minutes on two cores)
 
@@ -25,7 +25,8 @@ matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 OUT = DOCS / "img"
-#: (page, section heading) -> figure name; the section's first Python block draws the figure
+#: (page, section heading) -> figure name, or (name, k) to keep only the k-th figure the block makes; the section's
+#: first Python block draws the figure
 FIGURES = {
     ("index.md", "A first simulation"): "index_first_simulation",
     ("plotting.md", "Trajectories"): "plotting_trajectory",
@@ -35,6 +36,7 @@ FIGURES = {
     ("plotting.md", "Quantum states"): "plotting_quantum",
     ("posterior.md", "A straight line (exact posterior known)"): "posterior_line",
     ("sensitivity.md", "Sobol' indices"): "sensitivity_sobol",
+    ("validation.md", "From Python"): ("validation_hh_step", -1),  # the block's own draw(), after the report's
 }
 
 
@@ -71,6 +73,9 @@ def main() -> None:
         block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title]
         with tempfile.TemporaryDirectory() as folder, figures_made() as figures, contextlib.chdir(folder):
             exec(compile(block, f"{page}: {title}", "exec"), {"__name__": "__docs__"})
+        if isinstance(name, tuple):
+            name, keep = name
+            figures = [figures[keep]]
         for k, fig in enumerate(figures, start=1):
             path = OUT / (f"{name}.png" if len(figures) == 1 else f"{name}_{k}.png")
             fig.savefig(path, dpi=100, bbox_inches="tight")
