@@ -51,7 +51,7 @@ def test_iterative_matches_direct_on_a_driven_kerr_oscillator():
     a = np.asarray(q.destroy(n))
     ad = a.conj().T
     H = -0.5 * ad @ a + 0.2 * ad @ ad @ a @ a + 0.6 * (a + ad)
-    direct = q.steadystate(H, [np.sqrt(0.8) * a])
+    direct = q.steadystate(H, [np.sqrt(0.8) * a], method="direct")
     iterative = q.steadystate(H, [np.sqrt(0.8) * a], method="iterative")
     np.testing.assert_allclose(iterative, direct, atol=1e-8)
     # the stationary state is a fixed point of the Liouvillian
@@ -125,7 +125,7 @@ def test_probe_that_does_not_converge_warns(monkeypatch):
 
 
 def test_gmres_that_does_not_converge_is_refused():
-    with pytest.raises(RuntimeError, match="GMRES did not reach rtol/atol on the steady state within max_steps"):
+    with pytest.raises(RuntimeError, match=r"GMRES \(steadystate's iterative method\) did not reach rtol/atol"):
         q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", max_steps=2)
 
 
@@ -135,4 +135,20 @@ def test_iterative_at_an_exceptional_point_of_the_effective_generator():
     gamma = 0.25
     H = np.array([[0.0, gamma / 4], [gamma / 4, 0.0]], complex)
     jumps = [np.sqrt(gamma) * np.array([[0.0, 0.0], [1.0, 0.0]], complex)]
-    np.testing.assert_allclose(q.steadystate(H, jumps, method="iterative"), q.steadystate(H, jumps), atol=1e-12)
+    direct = q.steadystate(H, jumps, method="direct")
+    np.testing.assert_allclose(q.steadystate(H, jumps, method="iterative"), direct, atol=1e-12)
+
+
+@pytest.mark.parametrize(("levels", "expected"), [(16, "direct"), (17, "iterative")])
+def test_auto_solves_small_spaces_directly_and_large_ones_iteratively(monkeypatch, levels, expected):
+    from difflab.quantum import _steadystate
+
+    used = []
+    for name in ("direct", "iterative"):
+        solve = getattr(_steadystate, f"_{name}")
+        monkeypatch.setattr(_steadystate, f"_{name}", lambda *a, _s=solve, _n=name: used.append(_n) or _s(*a))
+    a = np.asarray(q.destroy(levels))
+    rho = np.asarray(q.steadystate(2.0 * a.conj().T @ a, [np.sqrt(0.42) * a, np.sqrt(0.12) * a.conj().T]))
+    assert used == [expected]
+    p = (0.12 / 0.42) ** np.arange(levels)  # detailed balance, as the thermal cavity above
+    np.testing.assert_allclose(rho, np.diag(p / p.sum()), atol=1e-10)
