@@ -71,13 +71,13 @@ def test_bad_input_refused():
 
 def test_jump_times_of_a_decaying_qubit_are_exact():
     # From |e> under L = sqrt(gamma) sigma_-, the no-jump norm is exp(-gamma t): the jump comes where it falls to
-    # the trajectory's threshold r, at t = -ln(r) / gamma exactly, and |g> never jumps again. Trajectory j draws r
-    # from the second half of jax.random.split(split(key, ntraj)[j]).
+    # the trajectory's threshold r, at t = -ln(r) / gamma exactly, and |g> never jumps again. Trajectory j draws its
+    # first r from the second of jax.random.split(split(key, ntraj)[j], 3).
     gamma, ntraj, key = 0.8, 64, jax.random.key(7)
     ts = jnp.linspace(0.0, 3.0, 7)
     r = q.mcsolve(0.3 * q.sigmaz(), q.basis(2, 0), ts, [np.sqrt(gamma + 0j) * q.sigmam()], ntraj=ntraj, key=key,
                   exp_ops={"pe": np.diag([1.0 + 0j, 0.0])}, rtol=1e-10, atol=1e-12)  # fmt: skip
-    thresholds = np.array([jax.random.uniform(jax.random.split(k)[1]) for k in jax.random.split(key, ntraj)])
+    thresholds = np.array([jax.random.uniform(jax.random.split(k, 3)[1]) for k in jax.random.split(key, ntraj)])
     exact = -np.log(thresholds) / gamma
     jumped = exact < 3.0
     np.testing.assert_array_equal(np.asarray(r.num_jumps), jumped.astype(int))

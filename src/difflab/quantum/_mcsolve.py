@@ -6,8 +6,8 @@ $$ i\,\dot{\tilde\psi} = H_\text{eff}\,\tilde\psi, \qquad H_\text{eff} = H - \tf
 
 whose norm $\|\tilde\psi\|^2$ decays from 1. With $r \sim U(0, 1)$ drawn at the start and after every jump, the jump
 happens when $\|\tilde\psi(t)\|^2 = r$ (the step where it falls below r, then the secant's root and Newton's steps
-on the step's dense output, to round-off); the operator $L_k$ is drawn with probability $\propto \|L_k\tilde\psi\|^2$ and the
-state becomes $L_k\tilde\psi / \|L_k\tilde\psi\|$. The average of
+on the step's dense output, to round-off); the operator $L_k$ is drawn with probability
+$\propto \|L_k\tilde\psi\|^2$ and the state becomes $L_k\tilde\psi / \|L_k\tilde\psi\|$. The average of
 $\langle E\rangle_j(t) = \langle\tilde\psi_j|E|\tilde\psi_j\rangle / \|\tilde\psi_j\|^2$ over trajectories converges
 to $\mathrm{tr}(E\rho(t))$ of `mesolve` with standard error $s/\sqrt{N}$ ($s$ the sample standard deviation over the
 N trajectories), reported with the mean. References: Dalibard, Castin & Mølmer, PRL 68, 580 (1992); Mølmer, Castin
@@ -15,8 +15,8 @@ N trajectories), reported with the mean. References: Dalibard, Castin & Mølmer,
 
 Trajectories are vmapped (in chunks of `chunk` trajectories), each a `lax.while_loop` of single steps of a diffrax
 solver and step-size controller, a jump made inside the loop: a batch takes as many iterations as its longest
-trajectory has steps (benchmarks/README.md: 1000 trajectories of a 50-level cavity in 3.8 s, where a loop of
-event-terminated solves took 75 s); randomness comes only from `key`, so a run is reproducible. **Gradients are not
+trajectory has steps (benchmarks/README.md: 1000 trajectories of a 50-level cavity in 4.2–4.7 s, where a loop
+of event-terminated solves took 75 s); randomness comes only from `key`, so a run is reproducible. **Gradients are not
 supported**: an expectation value is piecewise constant in the parameters through the jump decisions and the loop
 has no reverse-mode derivative; differentiate `mesolve` instead. Units: ħ = 1, times in `time_units`, `H` in rad per
 `time_units`, $L_k = \sqrt{\gamma_k} A_k$ with $\gamma_k$ in 1/`time_units`. QuTiP: `mcsolve(H, psi0, tlist, c_ops,
@@ -219,14 +219,17 @@ def _trajectory(p: _Problem, key):
     end_floor = t_end - 100 * jnp.finfo(p.ts.dtype).eps * jnp.maximum(jnp.abs(t_end), 1.0)
     error_order = solver.error_order(terms)
     limit = DEFAULT_MAX_STEPS if p.max_steps is None else p.max_steps
-    key, k_r = jax.random.split(key)
+    # the random stream of the event-terminated version, so a key gives the same trajectories: every segment between
+    # jumps splits the key in three, for the next key, its threshold and the choice of its closing jump
+    key, k_r, k_jump = jax.random.split(key, 3)
     t_next, controller_state = controller.init(terms, t0, t_end, p.psi0, p.dt0, None, solver.func, error_order)
     t_next = jnp.minimum(t_next, t_end)
     n_save, n_obs = p.ts.shape[0], p.exp_ops.shape[0]
     state = _Walk(
         t=t0, t_next=t_next, y=p.psi0, solver_state=solver.init(terms, t0, t_next, p.psi0, None),
-        controller_state=controller_state, made_jump=jnp.array(False), threshold=jax.random.uniform(k_r),
-        key=key, out=jnp.zeros((n_save, n_obs), complex), saved=jnp.array(0), count=jnp.array(0),
+        controller_state=controller_state, made_jump=jnp.array(False),
+        threshold=jax.random.uniform(k_r, dtype=p.psi0.dtype), key=key, k_jump=k_jump,
+        out=jnp.zeros((n_save, n_obs), complex), saved=jnp.array(0), count=jnp.array(0),
         times=jnp.full(p.max_jumps, jnp.nan), which=jnp.full(p.max_jumps, -1), steps=jnp.array(0),
     )  # fmt: skip
 
@@ -244,10 +247,10 @@ def _trajectory(p: _Problem, key):
         t_jump = _crossing(norm_left, s.t, s.t_next, jnp.sum(s.y**2) - s.threshold, jnp.sum(y1**2) - s.threshold)
         t_reached = jnp.where(jumped, t_jump, s.t_next)
         out, saved = _save(p.ts, expect, path, s.out, s.saved, jnp.where(keep, t_reached, s.t - 1.0))
-        key, k_r, k_jump = jax.random.split(s.key, 3)
         psi = _complex(path.evaluate(t_jump))
         weights = jnp.sum(jnp.abs(jnp.einsum("kij,j->ki", p.jumps, psi)) ** 2, axis=1)
-        k = jax.random.categorical(k_jump, jnp.log(weights))
+        k = jax.random.categorical(s.k_jump, jnp.log(weights))
+        key, k_r, k_jump = jax.random.split(s.key, 3)
         landed = p.jumps[k] @ psi
         landed = landed / as_complex(jnp.linalg.norm(landed), landed)
         y_new = jnp.where(jumped, jnp.stack([landed.real, landed.imag]), jnp.where(keep, y1, s.y))
@@ -260,7 +263,8 @@ def _trajectory(p: _Problem, key):
             t=t_new, t_next=t_after, y=y_new,
             solver_state=jax.tree.map(lambda a, b: jnp.where(keep, a, b), solver_state, s.solver_state),
             controller_state=controller_state, made_jump=jumped | (s.made_jump & ~keep),  # until a step is kept
-            threshold=jnp.where(jumped, jax.random.uniform(k_r), s.threshold), key=jnp.where(jumped, key, s.key),
+            threshold=jnp.where(jumped, jax.random.uniform(k_r, dtype=s.threshold.dtype), s.threshold),
+            key=jnp.where(jumped, key, s.key), k_jump=jnp.where(jumped, k_jump, s.k_jump),
             out=out, saved=saved, count=s.count + jumped.astype(int),
             times=jnp.where(record, s.times.at[slot].set(t_jump), s.times),
             which=jnp.where(record, s.which.at[slot].set(k), s.which),
@@ -286,6 +290,7 @@ class _Walk(eqx.Module):
     made_jump: Array
     threshold: Array
     key: Array
+    k_jump: Array
     out: Array
     saved: Array
     count: Array
