@@ -67,6 +67,8 @@ def test_bad_input_refused():
         q.mcsolve(H, psi0, TS, JUMPS, key=0)
     with pytest.raises(ValueError, match="psi0 must have unit norm"):
         q.mcsolve(H, 2 * psi0, TS, JUMPS, key=jax.random.key(0))
+    with pytest.raises(RuntimeError, match=r"4 of 4 trajectories took more than max_steps = 3 steps between two jumps"):
+        q.mcsolve(H, psi0, TS, JUMPS, ntraj=4, key=jax.random.key(0), max_steps=3)
 
 
 def test_jump_times_of_a_decaying_qubit_are_exact():
