@@ -99,3 +99,29 @@ def test_mepropagator_reproduces_mesolve():
     S0 = np.asarray(q.mepropagator(H, ts, **TIGHT).propagators[-1])
     U = np.asarray(q.sepropagator(H, ts, **TIGHT).propagators[-1])
     np.testing.assert_allclose(S0, np.kron(U.conj(), U), atol=1e-9)
+
+
+def _jaynes_cummings(n):
+    a = np.kron(np.eye(2), np.asarray(q.destroy(n)))
+    sm = np.kron(np.asarray(q.sigmam()), np.eye(n))
+    return a.conj().T @ sm + a @ sm.conj().T, [np.sqrt(0.1) * a, np.sqrt(0.05) * sm]
+
+
+def _kerr(n):
+    a = np.asarray(q.destroy(n))
+    ad = a.conj().T
+    return -1.0 * ad @ a + 0.05 * ad @ ad @ a @ a + 1.0 * (a + ad), [a]
+
+
+@pytest.mark.parametrize(
+    "system",
+    [lambda: (H_QUBIT, [np.sqrt(0.3) * np.asarray(q.sigmam())]), lambda: _jaynes_cummings(4), lambda: _kerr(6)],
+    ids=["driven qubit", "Jaynes-Cummings 2x4", "driven Kerr 6"],
+)
+def test_mepropagator_equals_the_exponential_of_the_liouvillian(system):
+    # For a constant generator S(t) = exp(L t) exactly (QuTiP's reference for propagators: (L t).expm()).
+    import scipy.linalg
+
+    H, jumps = system()
+    S = np.asarray(q.mepropagator(H, jnp.array([0.0, 1.0]), jump_ops=jumps, **TIGHT).propagators[-1])
+    np.testing.assert_allclose(S, scipy.linalg.expm(np.asarray(q.liouvillian(H, jumps))), atol=1e-8)
