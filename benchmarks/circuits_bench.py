@@ -9,7 +9,8 @@ unless `--gradient backprop`), jitted, complex128/float64. Parameters drawn with
     python benchmarks/circuits_bench.py --peer-python PEER_PYTHON --qubits 4 8 12 16 20
     python benchmarks/circuits_bench.py --memory 20 --layers 1   # energy and gradient at 20 qubits: peak memory
 
-Peers: PennyLane 0.45.1 `default.qubit` with the JAX interface (`diff_method="backprop"`) and TensorCircuit-NG
+Peers: PennyLane 0.45.1 `default.qubit` with the JAX interface (`diff_method="backprop"`), PennyLane's C++
+`lightning.qubit` 0.45.0 with its adjoint gradient (`--peers lightning`), and TensorCircuit-NG
 1.10.0 (`tc.set_backend("jax")`, `tc.set_dtype("complex128")`, one `expectation_ps` per term on the cached state),
 both on JAX 0.10.2. Each peer half (`--peer NAME`) imports only its library and JAX and runs in its own environment
 (`pip install pennylane==0.45.1 tensorcircuit-ng==1.10.0 "jax[cpu]==0.10.2"`), as a server that compiles, then
@@ -30,7 +31,7 @@ import time
 import numpy as np
 
 H_FIELD = 0.7
-PEERS = ("pennylane", "tensorcircuit")
+PEERS = ("pennylane", "lightning", "tensorcircuit")
 
 
 def angles(n: int, layers: int) -> np.ndarray:
@@ -100,6 +101,30 @@ def build_pennylane(n: int, layers: int) -> Timed:
     return Timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)))
 
 
+def build_lightning(n: int, layers: int) -> Timed:
+    """PennyLane's C++ state-vector device, `lightning.qubit`, with its adjoint gradient (its fastest CPU path)."""
+    import jax
+    import pennylane as qml
+
+    jax.config.update("jax_enable_x64", True)
+    coeffs = [-1.0] * (n - 1) + [-H_FIELD] * n
+    obs = [qml.PauliZ(i) @ qml.PauliZ(i + 1) for i in range(n - 1)] + [qml.PauliX(i) for i in range(n)]
+    hamiltonian = qml.Hamiltonian(coeffs, obs)
+    dev = qml.device("lightning.qubit", wires=n)
+
+    @qml.qnode(dev, interface="jax", diff_method="adjoint")
+    def energy(p):
+        for layer in range(layers):
+            for w in range(n):
+                qml.RY(p[layer, w, 0], wires=w)
+                qml.RZ(p[layer, w, 1], wires=w)
+            for w in range(n - 1):
+                qml.CNOT(wires=[w, w + 1])
+        return qml.expval(hamiltonian)
+
+    return Timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)))
+
+
 def build_tensorcircuit(n: int, layers: int) -> Timed:
     import jax
     import tensorcircuit as tc
@@ -126,10 +151,13 @@ def build_tensorcircuit(n: int, layers: int) -> Timed:
 def version(name: str) -> str:
     import jax
 
-    if name == "pennylane":
+    if name in ("pennylane", "lightning"):
+        from importlib.metadata import version as dist_version
+
         import pennylane as qml
 
-        return f"PennyLane {qml.__version__}, jax {jax.__version__}"
+        device = "default.qubit" if name == "pennylane" else f"lightning.qubit {dist_version('pennylane-lightning')}"
+        return f"PennyLane {qml.__version__} {device}, jax {jax.__version__}"
     from importlib.metadata import version as dist_version
 
     return f"TensorCircuit-NG {dist_version('tensorcircuit-ng')}, jax {jax.__version__}"
@@ -137,7 +165,9 @@ def version(name: str) -> str:
 
 def serve(name: str, n: int, layers: int) -> None:
     """Peer server: compile, print the first call's time, then answer `time` (one call) and `result` on stdin."""
-    timed = {"pennylane": build_pennylane, "tensorcircuit": build_tensorcircuit}[name](n, layers)
+    timed = {"pennylane": build_pennylane, "lightning": build_lightning, "tensorcircuit": build_tensorcircuit}[name](
+        n, layers
+    )
     print(json.dumps({"first_s": timed.first(), "version": version(name)}), flush=True)
     for line in sys.stdin:
         reply = {"s": timed.once()} if line.strip() == "time" else timed.result()
