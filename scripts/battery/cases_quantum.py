@@ -328,3 +328,26 @@ def _(ctx):
     import difflab.quantum as q
 
     return q.GrapeOptions(starts=0)
+
+
+@case("q.steadystate-dephasing-iterative", "10", r"Liouvillian of H and jump_ops has a 2-dimensional null space")
+def _(ctx):
+    q = _q()
+    sz = np.asarray(q.sigmaz())
+    return q.steadystate(sz, [0.3 * sz], method="iterative")  # every diagonal state is stationary
+
+
+@case("q.steadystate-check-unique-string", "19", r"check_unique must be None, True or False; got 'yes'")
+def _(ctx):
+    q = _q()
+    return q.steadystate(np.asarray(q.sigmaz()), [np.asarray(q.sigmam())], check_unique="yes")
+
+
+@case("q.mcsolve-max-steps", "12", r"took more than max_steps = 2 steps between two jumps", exc=(RuntimeError,))
+def _(ctx):
+    import jax
+
+    q = _q()
+    a = np.asarray(q.destroy(4))
+    return q.mcsolve(a.conj().T @ a, q.fock(4, 2), np.linspace(0, 2, 5), [0.5 * a], ntraj=3, key=jax.random.key(0),
+                     max_steps=2)  # fmt: skip
