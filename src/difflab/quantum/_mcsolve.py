@@ -237,7 +237,7 @@ def _trajectory(p: _Problem, key):
         y1, y_error, dense, solver_state, _ = solver.step(terms, s.t, s.t_next, s.y, None, s.solver_state,
                                                          s.made_jump)  # fmt: skip
         y_error = jnp.where(jnp.isnan(y_error), jnp.inf, y_error)
-        keep, _, t_after, _, controller_state, _ = controller.adapt_step_size(
+        keep, _, t_after, discontinuity, controller_state, _ = controller.adapt_step_size(
             s.t, s.t_next, s.y, y1, None, y_error, error_order, s.controller_state
         )
         path = solver.interpolation_cls(t0=s.t, t1=s.t_next, **dense)
@@ -262,7 +262,9 @@ def _trajectory(p: _Problem, key):
         return _Walk(
             t=t_new, t_next=t_after, y=y_new,
             solver_state=jax.tree.map(lambda a, b: jnp.where(keep, a, b), solver_state, s.solver_state),
-            controller_state=controller_state, made_jump=jumped | (s.made_jump & ~keep),  # until a step is kept
+            # the solver restarts its first-same-as-last stage after a jump (ours, or a controller's `jump_ts`), and
+            # keeps that flag through rejected steps until one is kept
+            controller_state=controller_state, made_jump=jnp.where(keep, jumped | discontinuity, s.made_jump),
             threshold=jnp.where(jumped, jax.random.uniform(k_r, dtype=s.threshold.dtype), s.threshold),
             key=jnp.where(jumped, key, s.key), k_jump=jnp.where(jumped, k_jump, s.k_jump),
             out=out, saved=saved, count=s.count + jumped.astype(int),
