@@ -92,7 +92,7 @@ DECOUPLED_JUMPS = [np.kron(np.eye(2), np.asarray(q.destroy(17)))]
 
 
 def test_probe_refuses_a_second_stationary_state_above_32_levels():
-    with pytest.raises(ValueError, match=r"no unique steady state.*\(the two differ by 0.5\)"):
+    with pytest.raises(ValueError, match=r"no unique steady state.*\(moved by 0.5 at the rate, 0.5 at a tenth of it\)"):
         q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", check_unique=True)
     # without the probe, one of the stationary states comes back (documented): L rho = 0 holds
     rho = np.asarray(q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative"))
@@ -115,11 +115,23 @@ def test_probe_passes_a_unique_state_above_32_levels():
     np.testing.assert_allclose(rho, np.diag(p / p.sum()), atol=1e-10)
 
 
+def test_probe_passes_a_unique_state_with_a_small_gap():
+    # A weakly damped Kerr oscillator (kappa = 0.01 against max|G| = 35): the probe's channel moves the state by
+    # 1.5e-3 at its rate and 1.5e-4 at a tenth of it, in proportion, so it is unique. A rule on the size alone
+    # (moved by more than sqrt(rtol) at 1e-8 max|G|: 1.5e-5) refused it.
+    n, kappa = 40, 0.01
+    a = np.asarray(q.destroy(n))
+    ad = a.conj().T
+    H, jumps = -1.0 * ad @ a + 0.05 * ad @ ad @ a @ a + 1.0 * (a + ad), [np.sqrt(kappa) * a]
+    rho = q.steadystate(H, jumps, method="iterative", check_unique=True)
+    np.testing.assert_allclose(rho, q.steadystate(H, jumps, method="direct"), atol=1e-9)
+
+
 def test_probe_that_does_not_converge_warns(monkeypatch):
     from difflab.quantum import _steadystate
 
     rho = q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative")
-    monkeypatch.setattr(_steadystate, "_probe", lambda *args: (rho, jnp.asarray(False)))
+    monkeypatch.setattr(_steadystate, "_probe", lambda *args: (rho, rho, jnp.asarray(False)))
     with pytest.warns(RuntimeWarning, match="uniqueness probe .* did not converge"):
         q.steadystate(DECOUPLED_H, DECOUPLED_JUMPS, method="iterative", check_unique=True)
 
