@@ -28,7 +28,7 @@ def random_matrix(n):
 def compare(name, H, jumps):
     H, jumps = np.asarray(H, complex), [np.asarray(op, complex) for op in jumps]
     start = time.perf_counter()
-    direct = np.asarray(q.steadystate(H, jumps))
+    direct = np.asarray(q.steadystate(H, jumps, method="direct"))
     t_direct = time.perf_counter() - start
     q.steadystate(H, jumps, method="iterative")
     start = time.perf_counter()
