@@ -78,7 +78,7 @@ def build_difflab(n: int, layers: int, gradient: str = "adjoint") -> Timed:
     return Timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)))
 
 
-def build_pennylane(n: int, layers: int) -> Timed:
+def build_pennylane(n: int, layers: int, device: str = "default.qubit", diff_method: str = "backprop") -> Timed:
     import jax
     import pennylane as qml
 
@@ -86,9 +86,9 @@ def build_pennylane(n: int, layers: int) -> Timed:
     coeffs = [-1.0] * (n - 1) + [-H_FIELD] * n
     obs = [qml.PauliZ(i) @ qml.PauliZ(i + 1) for i in range(n - 1)] + [qml.PauliX(i) for i in range(n)]
     hamiltonian = qml.Hamiltonian(coeffs, obs)
-    dev = qml.device("default.qubit", wires=n)
+    dev = qml.device(device, wires=n)
 
-    @qml.qnode(dev, interface="jax", diff_method="backprop")
+    @qml.qnode(dev, interface="jax", diff_method=diff_method)
     def energy(p):
         for layer in range(layers):
             for w in range(n):
@@ -103,26 +103,7 @@ def build_pennylane(n: int, layers: int) -> Timed:
 
 def build_lightning(n: int, layers: int) -> Timed:
     """PennyLane's C++ state-vector device, `lightning.qubit`, with its adjoint gradient (its fastest CPU path)."""
-    import jax
-    import pennylane as qml
-
-    jax.config.update("jax_enable_x64", True)
-    coeffs = [-1.0] * (n - 1) + [-H_FIELD] * n
-    obs = [qml.PauliZ(i) @ qml.PauliZ(i + 1) for i in range(n - 1)] + [qml.PauliX(i) for i in range(n)]
-    hamiltonian = qml.Hamiltonian(coeffs, obs)
-    dev = qml.device("lightning.qubit", wires=n)
-
-    @qml.qnode(dev, interface="jax", diff_method="adjoint")
-    def energy(p):
-        for layer in range(layers):
-            for w in range(n):
-                qml.RY(p[layer, w, 0], wires=w)
-                qml.RZ(p[layer, w, 1], wires=w)
-            for w in range(n - 1):
-                qml.CNOT(wires=[w, w + 1])
-        return qml.expval(hamiltonian)
-
-    return Timed(jax.jit(jax.value_and_grad(energy)), jax.numpy.asarray(angles(n, layers)))
+    return build_pennylane(n, layers, device="lightning.qubit", diff_method="adjoint")
 
 
 def build_tensorcircuit(n: int, layers: int) -> Timed:
