@@ -1,9 +1,10 @@
 """Figures of the docs drawn by difflab.plot, made by running the pages' own code blocks (so the pictures are what
 the blocks make): the first simulation of docs/index.md, docs/plotting.md's (reused by hh.md, calibration.md and
-quantum.md), the posterior of
-docs/posterior.md, the Sobol' indices of docs/sensitivity.md and a validation case of docs/validation.md.
+quantum.md), the posterior of docs/posterior.md, the Sobol' indices of docs/sensitivity.md, a validation case of
+docs/validation.md, and one figure each on the reference pages (concepts, names, cli, backends, hh_convergence).
 
-    python scripts/docs_figures.py      # writes the docs/img/*.png named below (about three minutes on two cores)
+    python scripts/docs_figures.py             # writes the docs/img/*.png named below (about four minutes)
+    python scripts/docs_figures.py NAME ...    # only these figures (e.g. backends_loops)
 
 Each block named below is run in a fresh namespace and a temporary folder, as the docs tests run it; every figure
 it makes (difflab.plot makes `Figure`s without pyplot, so they are collected as they are created) is saved as
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,6 +39,11 @@ FIGURES = {
     ("posterior.md", "A straight line (exact posterior known)"): "posterior_line",
     ("sensitivity.md", "Sobol' indices"): "sensitivity_sobol",
     ("validation.md", "From Python"): ("validation_hh_step", -1),  # the block's own draw(), after the report's
+    ("hh_convergence.md", "Stiff channel sets"): "hh_convergence_error",
+    ("concepts.md", "Model"): "concepts_relaxation",
+    ("names.md", "Neurons: difflab, NEURON and Jaxley"): "names_neuron_units",
+    ("cli.md", "Notes on the commands"): "cli_simulate",
+    ("backends.md", "Why"): "backends_loops",
 }
 
 
@@ -68,8 +75,14 @@ def figures_made():
         Figure.__init__ = original  # type: ignore[method-assign]
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
+    known = [name if isinstance(name, str) else name[0] for name in FIGURES.values()]
+    unknown = sorted(set(only) - set(known))
+    if unknown:
+        raise SystemExit(f"unknown figure(s) {', '.join(unknown)}; the figures: {', '.join(known)}")
     for (page, title), name in FIGURES.items():
+        if only and (name if isinstance(name, str) else name[0]) not in only:
+            continue
         block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title]
         with tempfile.TemporaryDirectory() as folder, figures_made() as figures, contextlib.chdir(folder):
             exec(compile(block, f"{page}: {title}", "exec"), {"__name__": "__docs__"})
@@ -83,4 +96,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

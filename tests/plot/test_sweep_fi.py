@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import xarray as xr
 from _systems import Decay
 from matplotlib.figure import Figure
 
@@ -64,6 +65,16 @@ def test_sweep_bad_input_is_named(grid):
         plot.sweep({"final": [1.0]}, x="k")
     with pytest.raises(ValueError, match=r"a heat map needs 'final' over exactly \('k', 'k'\)"):
         plot.sweep(grid, x="k", y="k")
+
+
+def test_a_dataset_made_by_hand_plots_its_only_variable():
+    """A study assembled outside `sweep` (no `observables` attribute): its one data variable is the default."""
+    ds = xr.Dataset({"error": ("dt", [0.5, 0.2, 0.1], {"units": "ms"})}, coords={"dt": ("dt", [0.1, 0.05, 0.025])})
+    ax = plot.sweep(ds, x="dt")
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), [0.5, 0.2, 0.1])
+    assert ax.get_ylabel() == "error (ms)"
+    with pytest.raises(ValueError, match="variable: name the observable to plot; this sweep has error, bound"):
+        plot.sweep(ds.assign(bound=ds["error"] * 2), x="dt")
 
 
 def test_fi_curve_with_a_reference():

@@ -80,6 +80,9 @@ def test_overlay_shows_model_reference_and_residual():
     top, bottom = fig.axes
     np.testing.assert_array_equal(bottom.lines[0].get_ydata(), x**2 - x)
     assert top.get_ylabel() == "V (mV)" and bottom.get_xlabel() == "time (ms)"
+    assert [t.get_text() for t in top.get_legend().get_texts()] == ["reference", "difflab"]
+    fig = plot.overlay(x, x, x, xlabel="t", ylabel="y", model_label="scan", reference_label="while")
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["while", "scan"]
     with pytest.raises(ValueError, match="x, model and reference must be 1-D arrays of one length"):
         plot.overlay(x, x[:3], x, xlabel="t", ylabel="y")
 

@@ -27,6 +27,7 @@ def overlay(
     ylabel: str,
     reference_label: str = "reference",
     marker: str | None = None,
+    model_label: str = "difflab",
 ) -> Any:
     """Two panels sharing `x`: model over reference (top) and `model - reference` (bottom).
 
@@ -38,6 +39,7 @@ def overlay(
         ylabel: label of the curves with units, e.g. `"V (mV)"`.
         reference_label: legend entry of the reference.
         marker: matplotlib marker for both curves (e.g. `"o"` for a few points).
+        model_label: legend entry of the model.
 
     Returns:
         The matplotlib `Figure`.
@@ -49,7 +51,7 @@ def overlay(
     fig = new_figure((9, 5.2))
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(2.2, 1))
     top.plot(x, reference, marker=marker, **{**REFERENCE_STYLE, "label": reference_label})
-    top.plot(x, model, marker=marker, **MODEL_STYLE)
+    top.plot(x, model, marker=marker, **{**MODEL_STYLE, "label": model_label})
     top.set_ylabel(ylabel)
     top.legend(loc="best", frameon=False)
     top.grid(alpha=0.3)

@@ -56,8 +56,10 @@ def _variable(ds: xr.Dataset, variable: str | None) -> str:
     if variable is not None:
         return variable
     observables = [n.strip() for n in str(ds.attrs.get("observables", "")).split(",") if n.strip()]
+    if not observables:  # a Dataset made by hand: its one data variable, if it has only one
+        observables = [str(n) for n in ds.data_vars]
     if len(observables) != 1:
-        known = ", ".join(observables or map(str, ds.data_vars))
+        known = ", ".join(observables)
         raise ValueError(f"variable: name the observable to plot; this sweep has {known}")
     return observables[0]
 
