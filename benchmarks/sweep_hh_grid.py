@@ -1,4 +1,5 @@
-"""41 × 41 (gNa, gK) grid sweep of the HH firing rate at a 10 µA/cm² step; heat map for the docs.
+"""41 × 41 (gNa, gK) grid sweep of the HH firing rate at a 10 µA/cm² step; its heat map (`difflab.plot.sweep`) for
+the docs.
 
     python benchmarks/sweep_hh_grid.py [out_dir]
 
@@ -15,10 +16,10 @@ import jax
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 import difflab
+from difflab import plot
 from difflab.neuron import HodgkinHuxley, firing_rate
 
 T_END, DT_SAVE = 110.0, 0.1
@@ -45,15 +46,10 @@ print(
     f"rate at the squid-axon values (120, 36): {float(rate.sel(gNa=120.0, gK=36.0)):.1f} Hz (NEURON: 7 spikes -> 70 Hz)"
 )
 
-fig, ax = plt.subplots(figsize=(5.5, 4.5), dpi=120)
-mesh = ax.pcolormesh(rate["gK"], rate["gNa"], rate, shading="nearest", cmap="viridis")
-fig.colorbar(mesh, ax=ax, label="firing rate in [10, 110) ms (Hz)")
+ax = plot.sweep(ds, x="gK", y="gNa", variable="rate")
 ax.plot([36.0], [120.0], "w+", markersize=12, label="squid axon (Hodgkin & Huxley)")
-ax.set_xlabel("gK (mS/cm²)")
-ax.set_ylabel("gNa (mS/cm²)")
 ax.set_title("HH, 10 µA/cm² step: 41 × 41 grid")
 ax.legend(loc="lower right", fontsize=8)
-fig.tight_layout()
 path = Path(__file__).resolve().parents[1] / "docs" / "img" / "sweep_hh_rate.png"
-fig.savefig(path)
+ax.figure.savefig(path, dpi=120, bbox_inches="tight")
 print(f"wrote {path}")

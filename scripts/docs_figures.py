@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 OUT = DOCS / "img"
 #: (page, section heading) -> figure name, or (name, k) to keep only the k-th figure the block makes; the section's
-#: first Python block draws the figure
+#: first Python block draws the figure, or its j-th with (page, section heading, j)
 FIGURES = {
     ("index.md", "A first simulation"): "index_first_simulation",
     ("plotting.md", "Trajectories"): "plotting_trajectory",
@@ -44,17 +44,18 @@ FIGURES = {
     ("names.md", "Neurons: difflab, NEURON and Jaxley"): "names_neuron_units",
     ("cli.md", "Notes on the commands"): "cli_simulate",
     ("backends.md", "Why"): "backends_loops",
+    ("circuits.md", "Gates and circuits", 1): "circuits_ghz",
 }
 
 
-def blocks_by_section(text: str) -> dict[str, str]:
-    """The first Python block of every `## ` section of a Markdown page."""
-    out: dict[str, str] = {}
+def blocks_by_section(text: str) -> dict[str, list[str]]:
+    """The Python blocks of every `## ` section of a Markdown page, in order."""
+    out: dict[str, list[str]] = {}
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
         title, _, body = section.partition("\n")
-        found = re.search(r"```python\n(.*?)```", body, re.S)
+        found = re.findall(r"```python\n(.*?)```", body, re.S)
         if found:
-            out[title.strip()] = found.group(1)
+            out[title.strip()] = found
     return out
 
 
@@ -80,10 +81,10 @@ def main(only: list[str]) -> None:
     unknown = sorted(set(only) - set(known))
     if unknown:
         raise SystemExit(f"unknown figure(s) {', '.join(unknown)}; the figures: {', '.join(known)}")
-    for (page, title), name in FIGURES.items():
+    for (page, title, *j), name in FIGURES.items():
         if only and (name if isinstance(name, str) else name[0]) not in only:
             continue
-        block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title]
+        block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title][j[0] if j else 0]
         with tempfile.TemporaryDirectory() as folder, figures_made() as figures, contextlib.chdir(folder):
             exec(compile(block, f"{page}: {title}", "exec"), {"__name__": "__docs__"})
         if isinstance(name, tuple):
