@@ -122,6 +122,18 @@ def test_failure_is_a_value_when_not_thrown():
     assert int(traj.to_xarray()["solver_result"]) != 0
 
 
+def test_a_failed_solve_raises_eagerly_and_under_jit_with_the_solvers_message():
+    """An eager call checks the result on the host (its compiled program holds no host callback, so JAX's persistent
+    cache can keep it); under jit the check stays in the program. Both name what failed."""
+    with pytest.raises(eqx.EquinoxRuntimeError, match=r"the solve failed: The maximum number of solver steps"):
+        difflab.simulate(Relaxation(), None, TS, max_steps=2)
+    jitted = jax.jit(lambda tau: difflab.simulate(Relaxation(tau), None, TS, max_steps=2).ys["y"])
+    with pytest.raises(Exception, match=r"The maximum number of solver steps was reached"):
+        jitted(2.0).block_until_ready()
+    lowered = jax.jit(lambda: difflab.simulate(Relaxation(2.0), None, TS).ys["y"]).lower().as_text()
+    assert "callback" in lowered  # a traced solve keeps its in-program check
+
+
 def test_fixed_steps_get_the_step_count_they_need():
     """Fixed steps: the default bound grows to the known count; a too-small explicit one is refused by name."""
     ts = jnp.linspace(0.0, 10.0, 11)

@@ -143,14 +143,18 @@ def simulate(
     else:
         save_fn, variables = _SaveObserved(observe), tuple(observe_info)
     grid = _scan_grid(loop, controller, adjoint, dt0, times, max_steps, state_size=_size(y0))
+    # The solve itself never throws: its failure is checked after it (`_thrown`), on the host when the call is eager,
+    # so that the eager program holds no host callback, which JAX's persistent compilation cache refuses to store
+    # (a script's second run, or another process, then loads the compiled solve instead of compiling it again).
     if grid is not None:
-        sol_ts, ys, result, stats = _scan_solve(
-            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y0, (model, protocol), save_fn, throw,
+        sol = _Solution(*_scan_solve(
+            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y0, (model, protocol), save_fn, False,
             isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
-        )  # fmt: skip
-        sol = _Solution(sol_ts, ys, result, stats)
+        ))  # fmt: skip
     else:
-        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, throw)
+        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, False)
+    if throw:
+        sol = _thrown(sol, fixed=grid is not None)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
         fixed = dt0 if isinstance(controller, diffrax.ConstantStepSize) else None
         _check_finite_solution(sol.ts, sol.ys, fixed)
@@ -261,6 +265,22 @@ def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, t
     scan is reused the same way.
     """
     return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, throw, checkpoint=checkpoint)
+
+
+def _thrown(sol, fixed: bool) -> _Solution:
+    """`sol`, or the solver's failure raised with its message.
+
+    At once for a concrete solve; from inside the compiled program for a traced one (`eqx.error_if`, as diffrax's
+    `throw=True` does it).
+    """
+    result = sol.result
+    ok = result == diffrax.RESULTS.successful
+    if not is_concrete(ok):
+        return _Solution(sol.ts, result.error_if(sol.ys, jnp.logical_not(ok)), result, sol.stats)
+    if not bool(np.all(ok)):
+        where = "the fixed-step solve failed (a solver step reported an error)" if fixed else "the solve failed"
+        raise eqx.EquinoxRuntimeError(f"{where}: {diffrax.RESULTS[result]}")
+    return _Solution(sol.ts, sol.ys, result, sol.stats)
 
 
 def _check_finite_solution(ts, ys, fixed_dt0=None) -> None:
