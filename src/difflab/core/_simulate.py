@@ -279,7 +279,8 @@ def _thrown(sol, fixed: bool) -> _Solution:
         return _Solution(sol.ts, result.error_if(sol.ys, jnp.logical_not(ok)), result, sol.stats)
     if not bool(np.all(ok)):
         where = "the fixed-step solve failed (a solver step reported an error)" if fixed else "the solve failed"
-        raise eqx.EquinoxRuntimeError(f"{where}: {diffrax.RESULTS[result]}")
+        message = diffrax.RESULTS[result]  # type: ignore[misc]  # the enumeration's metaclass maps items to messages
+        raise eqx.EquinoxRuntimeError(f"{where}: {message}")
     return _Solution(sol.ts, sol.ys, result, sol.stats)
 
 
