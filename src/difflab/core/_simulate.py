@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import diffrax
 import equinox as eqx
@@ -279,7 +279,7 @@ def _thrown(sol, fixed: bool) -> _Solution:
         return _Solution(sol.ts, result.error_if(sol.ys, jnp.logical_not(ok)), result, sol.stats)
     if not bool(np.all(ok)):
         where = "the fixed-step solve failed (a solver step reported an error)" if fixed else "the solve failed"
-        message = diffrax.RESULTS[result]  # type: ignore[misc]  # the enumeration's metaclass maps items to messages
+        message = cast(Any, diffrax.RESULTS)[result]  # the enumeration's metaclass maps its items to messages
         raise eqx.EquinoxRuntimeError(f"{where}: {message}")
     return _Solution(sol.ts, sol.ys, result, sol.stats)
 
