@@ -76,13 +76,18 @@ def figures_made():
         Figure.__init__ = original  # type: ignore[method-assign]
 
 
+def figure_name(entry: str | tuple[str, int]) -> str:
+    """The file name of a `FIGURES` entry."""
+    return entry if isinstance(entry, str) else entry[0]
+
+
 def main(only: list[str]) -> None:
-    known = [name if isinstance(name, str) else name[0] for name in FIGURES.values()]
+    known = [figure_name(entry) for entry in FIGURES.values()]
     unknown = sorted(set(only) - set(known))
     if unknown:
         raise SystemExit(f"unknown figure(s) {', '.join(unknown)}; the figures: {', '.join(known)}")
     for (page, title, *j), name in FIGURES.items():
-        if only and (name if isinstance(name, str) else name[0]) not in only:
+        if only and figure_name(name) not in only:
             continue
         block = blocks_by_section((DOCS / page).read_text(encoding="utf-8"))[title][j[0] if j else 0]
         with tempfile.TemporaryDirectory() as folder, figures_made() as figures, contextlib.chdir(folder):

@@ -148,11 +148,11 @@ def simulate(
     # (a script's second run, or another process, then loads the compiled solve instead of compiling it again).
     if grid is not None:
         sol = _Solution(*_scan_solve(
-            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y0, (model, protocol), save_fn, False,
+            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y0, (model, protocol), save_fn,
             isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
         ))  # fmt: skip
     else:
-        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps, False)
+        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, (model, protocol), save_fn, max_steps)
     if throw:
         sol = _thrown(sol, fixed=grid is not None)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
@@ -239,7 +239,7 @@ def _scan_refusal(controller, adjoint, dt0, ts) -> str | None:
     return None
 
 
-def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_steps, throw):
+def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_steps):
     return diffrax.diffeqsolve(
         diffrax.ODETerm(_vector_field),
         solver,
@@ -252,19 +252,19 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
         stepsize_controller=controller,
         adjoint=adjoint,
         max_steps=max_steps,
-        throw=throw,
+        throw=False,  # checked after the solve (`_thrown`)
     )
 
 
 @eqx.filter_jit
-def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, throw: bool, checkpoint: bool):
+def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, checkpoint: bool):
     """The fixed-step scan as one jitted function, keyed on the grid and save times (`StaticArray`).
 
     Called eagerly, a second solve of the same shapes, step grid and save times runs the first one's program
     instead of tracing the scan and compiling it again; called inside `jit`, `vmap` or a derivative, the traced
     scan is reused the same way.
     """
-    return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, throw, checkpoint=checkpoint)
+    return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, checkpoint=checkpoint)
 
 
 def _thrown(sol, fixed: bool) -> _Solution:
