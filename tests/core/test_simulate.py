@@ -134,6 +134,23 @@ def test_a_failed_solve_raises_eagerly_and_under_jit_with_the_solvers_message():
     assert "callback" in lowered  # a traced solve keeps its in-program check
 
 
+def test_an_eager_fixed_step_solve_compiles_without_a_host_callback(monkeypatch):
+    """What lets JAX's persistent cache store the eager solve: its program holds no callback (before, the solver's
+    failure check was one)."""
+    from difflab.core import _simulate
+
+    programs, solve = [], _simulate._scan_solve
+
+    def lowering(*args, **kwargs):
+        programs.append(solve.lower(*args, **kwargs).as_text())
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_simulate, "_scan_solve", lowering)
+    traj = difflab.simulate(Relaxation(2.0), None, TS, stepsize_controller=diffrax.ConstantStepSize(), dt0=0.1)
+    assert len(programs) == 1 and "callback" not in programs[0]
+    np.testing.assert_allclose(traj.ys["y"], np.exp(-np.asarray(TS) / 2.0), atol=1e-6)  # free decay from y = 1
+
+
 def test_fixed_steps_get_the_step_count_they_need():
     """Fixed steps: the default bound grows to the known count; a too-small explicit one is refused by name."""
     ts = jnp.linspace(0.0, 10.0, 11)
