@@ -17,8 +17,10 @@ so that both simulators see the same machine load; the speed-up is the ratio of 
 By default the process has one CPU device and each simulator uses the cores through XLA's own
 threading, as users get it. With ``--cpu-devices N`` the process exposes N CPU devices and *both*
 simulators split the members over them with ``jax.shard_map`` (one block of members per core).
+With ``--cores N`` the process runs on its first N cores only (as ``taskset``): XLA then sizes its thread pool and
+splits its kernels for N cores (benchmarks/README.md, "One core against two").
 
-Run:  python benchmarks/hh_ensemble.py [--members 1000] [--repeats 7] [--no-jaxley] [--convergence]
+Run:  python benchmarks/hh_ensemble.py [--members 1000] [--repeats 7] [--cores N] [--no-jaxley] [--convergence]
 Jaxley is a benchmark-only dependency (``pip install "jaxley==0.14.*"``).
 """
 
@@ -315,9 +317,15 @@ def main():
     parser.add_argument("--members", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--cpu-devices", type=int, default=1, help="split the members over this many CPU devices")
+    parser.add_argument("--cores", type=int, default=None, help="run on this many of the machine's cores (default all)")
     parser.add_argument("--no-jaxley", action="store_true")
     parser.add_argument("--convergence", action="store_true", help="print the convergence table instead")
     args = parser.parse_args()
+    if args.cores is not None:  # before XLA's CPU client starts: it sizes its threads from the process's cores
+        allowed = sorted(os.sched_getaffinity(0))
+        if not 1 <= args.cores <= len(allowed):
+            parser.error(f"--cores must be in [1, {len(allowed)}] (the cores this process may use); got {args.cores}")
+        os.sched_setaffinity(0, allowed[: args.cores])
     jax.config.update("jax_num_cpu_devices", args.cpu_devices)  # before the first computation
 
     rng = np.random.default_rng(0)
@@ -338,7 +346,8 @@ def main():
     n_dev = len(jax.devices())
 
     print(f"# HH ensemble: {args.members} members, medians of {args.repeats} alternating runs after compilation")
-    print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f}; CPUs: {os.cpu_count()}")
+    cores = f"cores in use: {len(os.sched_getaffinity(0))} of {os.cpu_count()}"
+    print(f"load average (1 min) before/after: {load_before:.2f} / {load_after:.2f}; {cores}")
     how = "one device, XLA threading" if n_dev == 1 else f"members split over {n_dev} devices (jax.shard_map)"
     print(f"jax {jax.__version__}, difflab {difflab.__version__}, CPU devices: {n_dev} ({how})")
     print()
