@@ -267,7 +267,7 @@ def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, c
     return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, checkpoint=checkpoint)
 
 
-def _thrown(sol, fixed: bool) -> _Solution:
+def _thrown(sol, fixed: bool):
     """`sol`, or the solver's failure raised with its message.
 
     At once for a concrete solve; from inside the compiled program for a traced one (`eqx.error_if`, as diffrax's
@@ -281,7 +281,7 @@ def _thrown(sol, fixed: bool) -> _Solution:
         where = "the fixed-step solve failed (a solver step reported an error)" if fixed else "the solve failed"
         message = cast(Any, diffrax.RESULTS)[result]  # the enumeration's metaclass maps its items to messages
         raise eqx.EquinoxRuntimeError(f"{where}: {message}")
-    return _Solution(sol.ts, sol.ys, result, sol.stats)
+    return sol
 
 
 def _check_finite_solution(ts, ys, fixed_dt0=None) -> None:
