@@ -59,3 +59,4 @@ from ._simulate import simulate as simulate
 from ._static import StaticArray as StaticArray
 from ._trajectory import Trajectory as Trajectory
 from ._versions import package_version as package_version
+from ._xla_cpu import apply_small_loop_option as apply_small_loop_option
