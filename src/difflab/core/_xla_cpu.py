@@ -6,13 +6,18 @@ the squid axon's step under `jax.jvp` for four posterior chains is about 50 fusi
 that the step costs what the dispatches cost, 11-13 µs on two cores, and its arithmetic next to nothing.
 
 XLA can instead compile a whole `while` loop into one function (its `SmallWhileLoopHoistingPass`): the loop runs as
-one kernel, with no dispatch per operation. It does so for the loops whose one iteration reads and writes fewer
-bytes than `xla_cpu_small_while_loop_byte_threshold` (1 kB by default) and that hold no dot, convolution,
-scatter or custom call. difflab raises the threshold to `SMALL_LOOP_BYTES` (64 KiB), so that loops over a small
-state run as one kernel while large ones (a 1000-member ensemble, a network) keep their kernels and the threads
-that share them. Measured on a 2-core Intel Xeon (benchmarks/README.md, "Small loops as one kernel"): the squid
-axon's 300 ms forward-mode gradient for four chains at 0.00625 ms, 0.53-0.64 s -> 0.066-0.076 s, with the same
-value to the last digit.
+one kernel, with no dispatch per operation, on one thread. It does so for the loops whose one iteration reads and
+writes fewer bytes than `xla_cpu_small_while_loop_byte_threshold` (1 kB by default) and that hold no dot,
+convolution, scatter or custom call. difflab raises the threshold to `SMALL_LOOP_BYTES` (8 MiB). Measured on a
+2-core Intel Xeon (benchmarks/README.md, "Loops as one kernel"), against XLA's default:
+
+- the squid axon's 300 ms forward-mode gradient for four posterior chains at 0.00625 ms: 7.0× faster; one squid
+  axon's 120 ms solve 18.7×; a ball-and-stick cell 6.6×; the same results to rounding;
+- a 1000-member HH ensemble (1-2 MiB per step): 1.3-3.2× faster, faster than the same kernels spread over both
+  cores or run on one (the dispatches cost more than the threads save);
+- 10 000 members (about 15 MiB per step, above the threshold, so unchanged by default): one kernel would still be
+  1.2-1.4× faster on two cores. The threshold stays below that because a kernel of one thread gives up the
+  cores a larger machine could spread such a step over.
 
 The option is read once, when JAX starts its CPU backend. difflab adds it to the `XLA_FLAGS` environment variable
 at import, which reaches the backend if no JAX computation has run yet; otherwise `apply_small_loop_option` says so
@@ -31,8 +36,8 @@ try:  # private: JAX has no public query for whether its backends have started
 except ImportError:  # pragma: no cover - a JAX without the module
     _xla_bridge = None
 
-#: Bytes one loop iteration may read and write for XLA to run the loop as one CPU kernel (see the module docstring).
-SMALL_LOOP_BYTES = 65536
+#: Bytes one loop iteration may read and write for XLA to run the loop as one CPU kernel (8 MiB, see above).
+SMALL_LOOP_BYTES = 8 * 2**20
 OPTION = "xla_cpu_small_while_loop_byte_threshold"
 _EXTRA = "--xla_backend_extra_options="
 
@@ -61,7 +66,8 @@ def apply_small_loop_option() -> None:
     if _backend_started():
         warnings.warn(
             "JAX's CPU backend started before difflab was imported, so XLA runs every operation of a small loop "
-            "as a kernel of its own (fixed-step solves of a few states then run 5-8x slower on the CPU). Import "
+            "as a kernel of its own (fixed-step solves of a cell, a few chains or an ensemble then run several "
+            "times slower on the CPU). Import "
             f"difflab before running JAX code, or start Python with XLA_FLAGS='{_EXTRA}{OPTION}={SMALL_LOOP_BYTES}' "
             f"({OPTION}=1024 keeps XLA's default and silences this).",
             RuntimeWarning,
