@@ -30,7 +30,9 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from types import ModuleType
 
+_xla_bridge: ModuleType | None
 try:  # private: JAX has no public query for whether its backends have started
     from jax._src import xla_bridge as _xla_bridge
 except ImportError:  # pragma: no cover - a JAX without the module
