@@ -264,9 +264,9 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
 def _scan_solve(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, checkpoint: bool):
     """The fixed-step scan as one jitted function, keyed on the grid and save times (`StaticArray`).
 
-    Called eagerly, a second solve of the same shapes, step grid and save times runs the first one's program
-    instead of tracing the scan and compiling it again; called inside `jit`, `vmap` or a derivative, the traced
-    scan is reused the same way.
+    For eager calls: a second solve of the same shapes, step grid and save times runs the first one's program
+    instead of tracing the scan and compiling it again. A traced `simulate` (inside `jit`, `vmap` or a derivative)
+    calls `scan_solve` directly instead, so that the model's arrays stay constants of the caller's program.
     """
     return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, checkpoint=checkpoint)
 
