@@ -32,6 +32,8 @@ import re
 import warnings
 from types import ModuleType
 
+import jax
+
 _xla_bridge: ModuleType | None
 try:  # private: JAX has no public query for whether its backends have started
     from jax._src import xla_bridge as _xla_bridge
@@ -78,6 +80,9 @@ def apply_small_loop_option() -> None:
 
 
 def _backend_started() -> bool:
-    """Whether JAX has started its backends (then `XLA_FLAGS` is read already). False where JAX cannot tell."""
+    """Whether JAX has started its backends with the CPU as the default.
+
+    `XLA_FLAGS` is then read already, and the option would have mattered. False where JAX cannot tell.
+    """
     started = getattr(_xla_bridge, "backends_are_initialized", None)
-    return bool(started()) if callable(started) else False
+    return bool(started()) and jax.default_backend() == "cpu" if callable(started) else False
