@@ -8,7 +8,7 @@ importing: difflab then leaves the setting alone.
 
 CPU loops: `import difflab` also adds `xla_cpu_small_while_loop_byte_threshold=8388608` to XLA's backend options in
 `XLA_FLAGS` (unless it names that option), so that XLA runs a loop over a small state, a fixed-step solve of one
-cell, a few chains or a 1000-member ensemble, as one kernel instead of a kernel per operation: 1.3-19x faster on the
+cell, a few chains or a 1000-member ensemble, as one kernel instead of a kernel per operation: 1.6-25x faster on the
 CPU (`difflab.core._xla_cpu`). JAX reads the flag when its CPU backend starts: import difflab before running JAX code.
 
 Layout: `core` (models, protocols, `simulate`, trajectories, checks), `solvers`, `calibration`, `ensembles`

@@ -275,7 +275,7 @@ def _scan_solve_inline(solver, grid: StaticArray, ts: StaticArray, y0, args, sav
 _scan_solve = eqx.filter_jit(_scan_solve_inline)
 
 
-def _thrown(sol, fixed: bool):
+def _thrown(sol, fixed: bool) -> _Solution:
     """`sol`, or the solver's failure raised with its message.
 
     At once for a concrete solve; from inside the compiled program for a traced one (`eqx.error_if`, as diffrax's

@@ -11,9 +11,9 @@ writes fewer bytes than `xla_cpu_small_while_loop_byte_threshold` (1 kB by defau
 convolution, scatter or custom call. difflab raises the threshold to `SMALL_LOOP_BYTES` (8 MiB). Measured on a
 2-core Intel Xeon (benchmarks/README.md, "Loops as one kernel"), against XLA's default:
 
-- the squid axon's 300 ms forward-mode gradient for four posterior chains at 0.00625 ms: 7.0× faster; one squid
-  axon's 120 ms solve 18.7×; a ball-and-stick cell 6.6×; the same results to rounding;
-- a 1000-member HH ensemble (1-2 MiB per step): 1.3-3.2× faster, faster than the same kernels spread over both
+- the squid axon's 300 ms forward-mode gradient for four posterior chains at 0.00625 ms: 7.7× faster; one squid
+  axon's 120 ms solve 24.6×; a ball-and-stick cell 5.7×; the same results to rounding;
+- a 1000-member HH ensemble (1-2 MiB per step): 1.6-3.0× faster, faster than the same kernels spread over both
   cores or run on one (the dispatches cost more than the threads save);
 - 10 000 members (about 15 MiB per step, above the threshold, so unchanged by default): one kernel would still be
   1.2-1.4× faster on two cores. The threshold stays below that because a kernel of one thread gives up the
@@ -64,9 +64,10 @@ def with_small_loop_option(flags: str, threshold: int = SMALL_LOOP_BYTES) -> str
 def apply_small_loop_option() -> None:
     """Put `OPTION` in `XLA_FLAGS` for the CPU backend JAX has yet to start; warn when it has started without it."""
     flags = os.environ.get("XLA_FLAGS", "")
-    if OPTION in flags:
+    given = with_small_loop_option(flags)
+    if given == flags:  # the user named the option: theirs
         return
-    os.environ["XLA_FLAGS"] = with_small_loop_option(flags)
+    os.environ["XLA_FLAGS"] = given
     if _backend_started():
         warnings.warn(
             "JAX's CPU backend started before difflab was imported, so XLA runs every operation of a small loop "
