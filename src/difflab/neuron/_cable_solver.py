@@ -8,7 +8,9 @@ implicitly:
    currents included) and the curvature $c$ from the previous potential (0 on the first step and after a jump).
 2. **Gates (Rush–Larsen)** with rates frozen at $\hat V$, at the half step and at the end; concentrations
    (`cai`) by the point cell's exponential midpoint update (`advance_concentrations`, corrected with the solved
-   potential by `correct_concentrations`), in the compartments whose region has the mechanism.
+   potential by `correct_concentrations`), in the compartments whose region has the mechanism. Each channel is
+   computed on its own compartments only (`SitedMembrane`): on the L5PC, 2677 of the 12 582 gate updates that
+   a mask over all compartments computes, 230 → 128 µs per step (one cell, 2 CPU cores).
 3. **Voltage (Crank–Nicolson)** with the channel conductances averaged by Simpson's rule and the stimulus
    at $t_0 + h/2$. With $\delta = V_1 - V_0$, every compartment $i$ solves
 
@@ -58,6 +60,7 @@ import jax.numpy as jnp
 from jaxtyping import Array
 
 from ..solvers.internal import materialise, materialise_tangent
+from ._sited_membrane import SitedMembrane
 from ._solver import (
     AbstractVoltageStepSolver,
     _relaxation_factor,
@@ -71,16 +74,6 @@ from ._solver import (
 _DENSITY = 1e5
 #: below float64, steps between evaluations of the axial term from the potentials
 _REFRESH_STEPS = 4
-
-
-def _conductances(model, channels, mechanisms, y):
-    """`(Σ G_c, Σ G_c E_c)` per compartment at the gates and concentrations `y` (mS/cm², µA/cm²)."""
-    G = GE = 0.0
-    reversals = model.reversals(channels, mechanisms, y) if mechanisms else [ch.E for _, ch, _ in channels]
-    for (_, ch, mask), E in zip(channels, reversals, strict=True):
-        g = mask * ch.conductance(y)
-        G, GE = G + g, GE + g * E
-    return G, GE
 
 
 def hines_solve(morph, diag, upper, lower, rhs):
@@ -128,7 +121,7 @@ def cable_predict(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None, start
     I = model.stimulus_density(protocol, t0 + h / 2, V0)
     if axial0 is None:
         axial0 = axial_term(model, V0, g)
-    G0, GE0 = _conductances(model, model.segment_channels(), model.concentration_mechanisms(), y0)
+    G0, GE0 = SitedMembrane(model).conductances(y0)
     G_in, GE_in = (G0, GE0) if start is None else (G0 + start[0], GE0 + start[1])  # with the outside ones
     f0 = (I + GE_in - G_in * V0 - axial0) / cm
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
@@ -151,21 +144,23 @@ def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
     S = morph.n_segments
     V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm = pred
     s = jnp.asarray(_DENSITY / morph.area[:S], V0.dtype)
-    channels, mechanisms = model.segment_channels(), model.concentration_mechanisms()
-    celsius = jnp.asarray(model.celsius)[..., None]
+    sited = SitedMembrane(model)  # each channel where it is (_sited_membrane)
+    mechanisms, celsius = sited.mechanisms, sited.celsius
     # 2. gates (the concentrations that channels read predicted at the midpoint, as in the point cell's step)
-    c_pred = predict_concentrations(model, mechanisms, V0, y0, h) if mechanisms else {}
+    c_pred = predict_concentrations(sited, mechanisms, V0, y0, h) if mechanisms else {}
     y1, y_half = {}, {}
-    for _, ch, _ in channels:
-        for name, (a, b) in ch.rates(V_mid, celsius, **{k: c_pred[k] for k in ch.reads}).items():
+    for _, ch, sites in sited.channels:
+        reads = {k: sites.take(c_pred[k]) for k in ch.reads}
+        for name, (a, b) in ch.rates(sites.take(V_mid), celsius, **reads).items():
             x_inf = a / (a + b)
             decay = _relaxation_factor((h / 2) * (a + b))
-            y_half[name] = x_inf + (y0[name] - x_inf) * decay
-            y1[name] = x_inf + (y0[name] - x_inf) * (decay * decay)
+            x0 = sites.take(y0[name])
+            y_half[name] = sites.put(y0[name], x_inf + (x0 - x_inf) * decay)
+            y1[name] = sites.put(y0[name], x_inf + (x0 - x_inf) * (decay * decay))
     if mechanisms:  # exponential midpoint update of the concentrations (shared with the point cell)
-        advance_concentrations(model, mechanisms, V_mid, y0, y_half, y1, c_pred, h)
-    G1, GE1 = _conductances(model, channels, mechanisms, y1)
-    Gh, GEh = _conductances(model, channels, mechanisms, y_half)
+        advance_concentrations(sited, mechanisms, V_mid, y0, y_half, y1, c_pred, h)
+    G1, GE1 = sited.conductances(y1)
+    Gh, GEh = sited.conductances(y_half)
     G, GE = (G0 + 4 * Gh + G1) / 6, (GE0 + 4 * GEh + GE1) / 6
     if mean is not None:  # the outside conductances enter with their exact mean, not Simpson's rule
         G, GE = G + mean[0], GE + mean[1]
@@ -178,7 +173,7 @@ def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
     V1 = V0 + delta
     y1["V"] = V1
     if mechanisms:  # the influx of the solved potential, as in the point cell's step
-        correct_concentrations(model, mechanisms, V0, V1, y0, y_half, y1, h)
+        correct_concentrations(sited, mechanisms, V0, V1, y0, y_half, y1, h)
     # the axial term at the end from the solve's own rows: (s/2) A δ = rhs − membrane·δ, and A V1 = A V0 + A δ
     axial1 = axial0 + 2 * (rhs - membrane * delta)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}

@@ -57,6 +57,7 @@ from diffrax import AbstractLocalInterpolation, AbstractSolver, AbstractTerm
 from jaxtyping import Array
 
 from ..solvers.internal import materialise
+from ._sites import Sites
 
 
 def _relaxation_factor(z):
@@ -105,18 +106,25 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
-def _relax(mechanism, mask, c0, current, h):
-    """`mechanism.relax` where `mask` is 1 (or `mask` is `None`); `c0` unchanged elsewhere."""
-    c1 = mechanism.relax(c0, current, h)
-    return c1 if mask is None else jnp.where(mask > 0, c1, c0)
+def _relax(mechanism, where, c0, current, h):
+    """`mechanism.relax` where the mechanism is, `c0` unchanged elsewhere.
+
+    `where`: `None` (everywhere), the mechanism's `Sites` (its parameters given there) or a mask (1 where it is).
+    """
+    if where is None:
+        return mechanism.relax(c0, current, h)
+    if isinstance(where, Sites):
+        return where.put(c0, mechanism.relax(where.take(c0), where.take(current), h))
+    return jnp.where(where > 0, mechanism.relax(c0, current, h), c0)
 
 
 def predict_concentrations(model, mechanisms, V0, y0: dict, h) -> dict:
     """The concentrations at the step's midpoint from the start's ion currents: `{state: value}`.
 
     For the rates at the midpoint of the channels that read them (SK_E2's `cai`). `mechanisms` is
-    `model.concentration_mechanisms()`: `(ion, mechanism, mask)` with a mask of the compartments it writes
-    (`None`: everywhere); `model.ion_currents(V, y)` gives `{ion: outward current density (µA/cm²)}`.
+    `model.concentration_mechanisms()`: `(ion, mechanism, where)` with `where` the compartments it writes
+    (`None`: everywhere; a mask, or `Sites` with the mechanism's parameters there); `model.ion_currents(V, y)`
+    gives `{ion: outward current density (µA/cm²)}`.
     """
     I0 = model.ion_currents(V0, y0)
     return {m.state: _relax(m, mask, y0[m.state], I0[ion], h / 2) for ion, m, mask in mechanisms}
@@ -129,7 +137,7 @@ def advance_concentrations(model, mechanisms, V_mid, y0: dict, y_half: dict, y1:
     the half-step gates, the predicted concentrations `c_pred`). The pool is linear in itself at a given current
     ($dc/dt = s(I) - c/\tau$), so this is the exponential midpoint rule: second order like the rest of the step,
     stable for any decay/step ratio, and it relaxes exactly to `minCai` without a current. Shared by the point
-    cell's step and the cable step (where a mask keeps the compartments without the mechanism at their value).
+    cell's step and the cable step (where the compartments without the mechanism keep their value).
     """
     I_mid = model.ion_currents(V_mid, {**y_half, **c_pred})
     for ion, m, mask in mechanisms:
