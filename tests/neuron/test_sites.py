@@ -77,3 +77,16 @@ def test_a_sited_membrane_gives_the_masked_conductances_currents_and_reversals()
     np.testing.assert_allclose(sited.ion_currents(V, y)["ca"], cell.ion_currents(V, y)["ca"], rtol=1e-14, atol=0)
     for (_, _, sites), E_sited, E in zip(sited.channels, sited.reversals(y), reversals, strict=True):
         np.testing.assert_allclose(E_sited, np.broadcast_to(E, (n,))[sites.index], rtol=1e-14)
+
+
+def test_a_cell_without_channels_integrates_its_current_exactly():
+    """No channel: the membrane is a capacitor, V rises by I·Δt / C (0.1 nA for 1 ms into 1256.6 µm² at
+    1 µF/cm² is 7.958 mV), which the Crank–Nicolson step integrates exactly."""
+    import difflab
+    from difflab.neuron import IClamp
+
+    cell = Cell(Morphology([Section.cylinder("soma", 20.0, 20.0)]), {"soma": Region({})})
+    V = difflab.simulate(cell, IClamp({"soma(0.5)": difflab.Step(0.1, 1.0, 2.0)}), jnp.linspace(0.0, 3.0, 4)).ys["V"]
+    capacitance_pF = 1.0 * np.pi * 20.0 * 20.0 * 1e-2  # µF/cm² × µm² → pF
+    rise = 0.1 * 1.0 / capacitance_pF * 1e3  # nA · ms / pF = V, in mV
+    np.testing.assert_allclose(np.asarray(V[:, 0]), [-65.0, -65.0, -65.0 + rise, -65.0 + rise], rtol=0, atol=1e-9)

@@ -68,7 +68,7 @@ class SitedMembrane:
             G.append(sites.spread(g))
             GE.append(sites.spread(g * E))
         if not G:  # a cell without channels
-            zero = jnp.zeros(self.celsius.shape[:-1] + (self.n,), self.celsius.dtype)
+            zero = jnp.zeros((*self.celsius.shape[:-1], self.n), self.celsius.dtype)
             return zero, zero
         return sum(G[1:], G[0]), sum(GE[1:], GE[0])
 
