@@ -19,10 +19,11 @@ MASKS = {
 }
 
 
-@pytest.mark.parametrize("mask", MASKS.values(), ids=MASKS.keys())
-def test_sites_take_put_and_spread_equal_index_arithmetic(mask):
+@pytest.mark.parametrize("name", MASKS)
+def test_sites_take_put_and_spread_equal_index_arithmetic(name):
+    mask = MASKS[name]
     sites, idx = Sites(mask), np.flatnonzero(mask)
-    assert sites.sliced == (len(sites.runs) <= MAX_RUNS)
+    assert sites.sliced == (name != "interleaved (gathers)")  # the path each mask is meant to take
     rng = np.random.default_rng(0)
     full, part = rng.normal(size=(2, mask.size)), rng.normal(size=(2, idx.size))
     np.testing.assert_array_equal(sites.take(jnp.asarray(full)), full[:, idx])

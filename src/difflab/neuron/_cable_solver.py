@@ -98,6 +98,7 @@ class Prediction(NamedTuple):
     axial0: Array
     g: Array  # axial conductances (µS)
     cm: Array
+    sited: SitedMembrane  # the channels at their compartments, for the corrector too
 
 
 def cable_step(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None):
@@ -121,7 +122,8 @@ def cable_predict(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None, start
     I = model.stimulus_density(protocol, t0 + h / 2, V0)
     if axial0 is None:
         axial0 = axial_term(model, V0, g)
-    G0, GE0 = SitedMembrane(model).conductances(y0)
+    sited = SitedMembrane(model)  # each channel where it is (_sited_membrane)
+    G0, GE0 = sited.conductances(y0)
     G_in, GE_in = (G0, GE0) if start is None else (G0 + start[0], GE0 + start[1])  # with the outside ones
     f0 = (I + GE_in - G_in * V0 - axial0) / cm
     curv = _safe_div(V_prev - V0 + f0 * h_prev, h_prev * h_prev, h_prev > 0)
@@ -129,7 +131,7 @@ def cable_predict(model, protocol, t0, h, y0, V_prev, h_prev, axial0=None, start
     # written once, as in the point cell's step: otherwise XLA recomputes V_mid, and under forward-mode
     # differentiation its tangents, in each kernel of the rates and gates (V_mid = V0 when h = 0)
     V_mid = materialise(V_mid, V0, h)
-    return Prediction(V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm)
+    return Prediction(V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm, sited)
 
 
 def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
@@ -142,9 +144,8 @@ def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
     """
     morph = model.morphology
     S = morph.n_segments
-    V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm = pred
+    V0, f0, curv, V_mid, I, G0, GE0, axial0, g, cm, sited = pred
     s = jnp.asarray(_DENSITY / morph.area[:S], V0.dtype)
-    sited = SitedMembrane(model)  # each channel where it is (_sited_membrane)
     mechanisms, celsius = sited.mechanisms, sited.celsius
     # 2. gates (the concentrations that channels read predicted at the midpoint, as in the point cell's step)
     c_pred = predict_concentrations(sited, mechanisms, V0, y0, h) if mechanisms else {}

@@ -34,15 +34,15 @@ class SitedMembrane:
             for name, channel, mask in model.segment_channels()
             for sites in (Sites(mask),)
         )
+        mechanisms = model.concentration_mechanisms()
         self.mechanisms = tuple(
-            (ion, jax.tree.map(sites.take, mechanism), sites)
-            for ion, mechanism, mask in model.concentration_mechanisms()
+            (ion, jax.tree.map(sites.take, mechanism), sites) for ion, mechanism, mask in mechanisms
             for sites in (Sites(mask),)
-        )
+        )  # fmt: skip
         self.celsius = jnp.asarray(model.celsius)[..., None]
         self.n = model.morphology.n_segments
         # per channel of a written ion: its mechanism's parameters and presence mask at the channel's sites
-        by_ion = {ion: (m, mask) for ion, m, mask in model.concentration_mechanisms()}
+        by_ion = {ion: (m, mask) for ion, m, mask in mechanisms}
         self._nernst = tuple(
             None if ch.ion not in by_ion else
             (jax.tree.map(sites.take, by_ion[ch.ion][0]), sites.take(jnp.asarray(by_ion[ch.ion][1])) > 0)

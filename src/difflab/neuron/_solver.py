@@ -106,28 +106,26 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, jnp.ones_like(den)), jnp.zeros_like(num))
 
 
-def _relax(mechanism, where, c0, current, h):
-    """`mechanism.relax` where the mechanism is, `c0` unchanged elsewhere.
+def _relax(mechanism, sites: Sites | None, c0, current, h):
+    """`mechanism.relax` where the mechanism is; `c0` unchanged elsewhere.
 
-    `where`: `None` (everywhere), the mechanism's `Sites` (its parameters given there) or a mask (1 where it is).
+    `sites`: `None` (everywhere: the point cell) or the mechanism's `Sites` in a cell (its parameters given there).
     """
-    if where is None:
+    if sites is None:
         return mechanism.relax(c0, current, h)
-    if isinstance(where, Sites):
-        return where.put(c0, mechanism.relax(where.take(c0), where.take(current), h))
-    return jnp.where(where > 0, mechanism.relax(c0, current, h), c0)
+    return sites.put(c0, mechanism.relax(sites.take(c0), sites.take(current), h))
 
 
 def predict_concentrations(model, mechanisms, V0, y0: dict, h) -> dict:
     """The concentrations at the step's midpoint from the start's ion currents: `{state: value}`.
 
     For the rates at the midpoint of the channels that read them (SK_E2's `cai`). `mechanisms` is
-    `model.concentration_mechanisms()`: `(ion, mechanism, where)` with `where` the compartments it writes
-    (`None`: everywhere; a mask, or `Sites` with the mechanism's parameters there); `model.ion_currents(V, y)`
-    gives `{ion: outward current density (µA/cm²)}`.
+    `(ion, mechanism, sites)`: the point cell's `concentration_mechanisms()` (`None`: everywhere) or a cell's
+    `SitedMembrane.mechanisms` (`Sites`, the mechanism's parameters there); `model.ion_currents(V, y)` gives
+    `{ion: outward current density (µA/cm²)}`.
     """
     I0 = model.ion_currents(V0, y0)
-    return {m.state: _relax(m, mask, y0[m.state], I0[ion], h / 2) for ion, m, mask in mechanisms}
+    return {m.state: _relax(m, sites, y0[m.state], I0[ion], h / 2) for ion, m, sites in mechanisms}
 
 
 def advance_concentrations(model, mechanisms, V_mid, y0: dict, y_half: dict, y1: dict, c_pred: dict, h) -> None:
@@ -140,9 +138,9 @@ def advance_concentrations(model, mechanisms, V_mid, y0: dict, y_half: dict, y1:
     cell's step and the cable step (where the compartments without the mechanism keep their value).
     """
     I_mid = model.ion_currents(V_mid, {**y_half, **c_pred})
-    for ion, m, mask in mechanisms:
-        y_half[m.state] = _relax(m, mask, y0[m.state], I_mid[ion], h / 2)
-        y1[m.state] = _relax(m, mask, y0[m.state], I_mid[ion], h)
+    for ion, m, sites in mechanisms:
+        y_half[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h / 2)
+        y1[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h)
 
 
 def correct_concentrations(model, mechanisms, V0, V1, y0: dict, y_half: dict, y1: dict, h) -> None:
@@ -153,8 +151,8 @@ def correct_concentrations(model, mechanisms, V0, V1, y0: dict, y_half: dict, y1
     0.09 ms. Same exponential update as `advance_concentrations`, with `V_mid = (V0 + V1)/2`.
     """
     I_mid = model.ion_currents((V0 + V1) / 2, y_half)
-    for ion, m, mask in mechanisms:
-        y1[m.state] = _relax(m, mask, y0[m.state], I_mid[ion], h)
+    for ion, m, sites in mechanisms:
+        y1[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h)
 
 
 def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=None, coefficient=None):
