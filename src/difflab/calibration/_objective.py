@@ -8,6 +8,7 @@ initial model of the same shapes reuse the compiled step.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ import optax
 import optimistix as optx
 
 from ..core.internal import AbstractModel, interp_rows, optax_update, set_paths, simulate
+from ._jacobian import linearised_residuals
 from ._losses import AbstractLoss
 from ._transforms import AbstractTransform
 
@@ -90,8 +92,9 @@ class OptaxAdapter(eqx.Module):
 class LeastSquaresAdapter(eqx.Module):
     """Gauss–Newton-type steps of an `optimistix` least-squares solver (e.g. Levenberg–Marquardt).
 
-    The Jacobian is built in forward mode (one tangent solve per fitted scalar), which is the
-    cheap direction when few parameters are fitted to many samples.
+    The Jacobian is built in forward mode (one tangent per fitted scalar, all carried through one solve with the
+    residuals: `_jacobian.linearised_residuals`), which is the cheap direction when few parameters are fitted to
+    many samples.
     """
 
     solver: optx.AbstractLeastSquaresSolver
@@ -102,7 +105,10 @@ class LeastSquaresAdapter(eqx.Module):
         return type(self.solver).__name__
 
     def _fn(self, problem):
-        return lambda th, member: (problem.residuals(th, member, self.adjoint), None)
+        # the Jacobian from one forward pass per step, not a primal solve and then a linearisation that reruns it
+        # (`_jacobian`)
+        residuals = functools.partial(_member_residuals, adjoint=self.adjoint)
+        return lambda th, member: (linearised_residuals(th, residuals=residuals, args=(problem, member)), None)
 
     def init(self, problem, theta, member):
         fn = self._fn(problem)
@@ -116,6 +122,11 @@ class LeastSquaresAdapter(eqx.Module):
         done, _ = self.solver.terminate(fn, theta, member, {}, state, frozenset())
         loss = jnp.sum(state.f_info.residual**2)
         return theta, state, loss, done
+
+
+def _member_residuals(theta, problem_and_member, adjoint):
+    problem, member = problem_and_member
+    return problem.residuals(theta, member, adjoint)
 
 
 @eqx.filter_jit

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import diffrax
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.flatten_util import ravel_pytree
+
+from ._jacobian import value_and_jacfwd
 
 
 @eqx.filter_jit
@@ -49,9 +50,12 @@ def fit_statistics(problem, finer, values, member):
     def residuals(prob, x):
         return prob.loss.residuals(predict(prob, x), data, mask)
 
-    pred = predict(problem, flat)
-    r = problem.loss.residuals(pred, data, mask)
-    jac = jax.jacfwd(lambda x: residuals(problem, x))(flat)
+    def predict_and_residuals(x):
+        pred = predict(problem, x)
+        return pred, problem.loss.residuals(pred, data, mask)
+
+    # the prediction, residuals and Jacobian from one forward pass (the predictions' tangents are dropped by XLA)
+    (pred, r), (_, jac) = value_and_jacfwd(predict_and_residuals, flat)
     normal = jnp.linalg.pinv(jac.T @ jac)
     n = jnp.asarray(problem.loss.count(data, mask)).astype(r.dtype)  # a count, in the residuals' dtype
     dof = n - flat.shape[0]
