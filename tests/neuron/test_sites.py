@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from _systems import l5pc_soma_calcium, l5pc_soma_channels
 
-from difflab.neuron import Cell, Morphology, Region, Section
+import difflab
+from difflab.neuron import Cell, IClamp, Morphology, Region, Section
 from difflab.neuron._sited_membrane import SitedMembrane
 from difflab.neuron._sites import MAX_RUNS, Sites
 from difflab.neuron.channels import Ih, pas
@@ -83,9 +84,6 @@ def test_a_sited_membrane_gives_the_masked_conductances_currents_and_reversals()
 def test_a_cell_without_channels_integrates_its_current_exactly():
     """No channel: the membrane is a capacitor, V rises by I·Δt / C (0.1 nA for 1 ms into 1256.6 µm² at
     1 µF/cm² is 7.958 mV), which the Crank–Nicolson step integrates exactly."""
-    import difflab
-    from difflab.neuron import IClamp
-
     cell = Cell(Morphology([Section.cylinder("soma", 20.0, 20.0)]), {"soma": Region({})})
     V = difflab.simulate(cell, IClamp({"soma(0.5)": difflab.Step(0.1, 1.0, 2.0)}), jnp.linspace(0.0, 3.0, 4)).ys["V"]
     capacitance_pF = 1.0 * np.pi * 20.0 * 20.0 * 1e-2  # µF/cm² × µm² → pF

@@ -31,10 +31,12 @@ def value_and_jacfwd(fn: Callable, x):
     with the `n` columns in the order of `jax.flatten_util.ravel_pytree(x)`.
     """
     flat, unravel = ravel_pytree(x)
-    basis = jnp.eye(flat.size, dtype=flat.dtype)
-    flat_fn = lambda v: fn(unravel(v))  # noqa: E731
-    # the primal output does not depend on the tangent, so vmap leaves it unbatched: computed once
-    value, columns = jax.vmap(lambda t: jax.jvp(flat_fn, (flat,), (t,)), out_axes=(None, -1))(basis)
+
+    def value_twice(v):  # the value as its own aux: jacfwd computes the primal once, beside all the tangents
+        value = fn(unravel(v))
+        return value, value
+
+    columns, value = jax.jacfwd(value_twice, has_aux=True)(flat)
     return value, columns
 
 

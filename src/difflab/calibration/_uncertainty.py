@@ -47,21 +47,21 @@ def fit_statistics(problem, finer, values, member):
     def predict(prob, x):
         return prob.predict(unravel(x), protocol, adjoint=diffrax.ForwardMode())[0]
 
-    def residuals(prob, x):
-        return prob.loss.residuals(predict(prob, x), data, mask)
-
-    def predict_and_residuals(x):
-        pred = predict(problem, x)
-        return pred, problem.loss.residuals(pred, data, mask)
+    def predict_and_residuals(prob, x):
+        pred = predict(prob, x)
+        return pred, prob.loss.residuals(pred, data, mask)
 
     # the prediction, residuals and Jacobian from one forward pass (the predictions' tangents are dropped by XLA)
-    (pred, r), (_, jac) = value_and_jacfwd(predict_and_residuals, flat)
+    (pred, r), (_, jac) = value_and_jacfwd(lambda x: predict_and_residuals(problem, x), flat)
     normal = jnp.linalg.pinv(jac.T @ jac)
     n = jnp.asarray(problem.loss.count(data, mask)).astype(r.dtype)  # a count, in the residuals' dtype
     dof = n - flat.shape[0]
     # the residuals carry the loss's 1/n scaling: undo it so that sigma2 (J^T J)^-1 is scale-free
     sigma2 = jnp.where(dof > 0, jnp.sum(r**2) * n / jnp.maximum(dof, 1), jnp.nan)
-    shift = jnp.full_like(flat, jnp.nan) if finer is None else -normal @ (jac.T @ (residuals(finer, flat) - r))
+    if finer is None:
+        shift = jnp.full_like(flat, jnp.nan)
+    else:
+        shift = -normal @ (jac.T @ (predict_and_residuals(finer, flat)[1] - r))
     raw = [jnp.where(mask[k], pred[k] - data[k], 0.0) for k in sorted(data) if k in pred]
     measured = jnp.asarray(sum(jnp.sum(mask[k]) for k in sorted(data) if k in pred)).astype(r.dtype)
     mean_square = sum(jnp.sum(x**2) for x in raw) / jnp.maximum(measured, 1)
