@@ -11,12 +11,21 @@ Gaussian noise of `--noise` mV (seed 0). `difflab.calibrate` then fits the densi
 Levenberg–Marquardt, all starts as one batched fit (`strategy="multistart"`). The fit solves at the same step as
 the data, so the model is exact and refinement is switched off (`refine=False`).
 
+`--protocols three` records the cell under three somatic protocols instead of one, each from 0 to `--t-end` ms
+with its onset at `--pulse` ms: the bAP pulse above, and steps of 0.95 nA (the example's Step3) and 2.5 nA held
+to the end (two and three spikes in 20 ms). The three recordings are fitted with one parameter set
+(`difflab.Comparison(joint=True)`), which is what identifies densities that one spike leaves free.
+
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
 (compilation included).
 
     python benchmarks/l5pc_fit.py                      # 10 starts, 15 steps, the six densities of FITTED
     python benchmarks/l5pc_fit.py --ten                # the ten of FITTED and MORE
+    python benchmarks/l5pc_fit.py --ten --protocols three --pulse 2 --t-end 20 --dt 0.00625 --steps 20
+                                                       # ten, from three protocols jointly
+    python benchmarks/l5pc_fit.py --ten --protocols three --pulse 2 --t-end 40 --design
+                                                       # what a design identifies: standard errors at the truth
     python benchmarks/l5pc_fit.py --starts 2 --steps 2 --pulse 2 --t-end 8   # a smoke run
 """
 
@@ -55,34 +64,63 @@ def main() -> None:
     parser.add_argument("--dt-data", type=float, default=0.1, help="sample spacing of the recording (ms)")
     parser.add_argument("--noise", type=float, default=0.5, help="Gaussian noise (mV)")
     parser.add_argument("--ten", action="store_true", help="fit ten densities (FITTED and MORE)")
+    parser.add_argument("--dt", type=float, default=None, help="the step of the data and the fit (ms); default the "
+                        "cell's default step")  # fmt: skip
+    parser.add_argument("--design", action="store_true", help="only the standard errors at the truth (no fit)")
+    parser.add_argument("--protocols", choices=("bap", "three"), default="bap",
+                        help="one pulse (bap) or the pulse and two steps fitted jointly (three)")  # fmt: skip
     args = parser.parse_args()
     fitted = FITTED + MORE if args.ten else FITTED
 
     cell = l5pc()
     values = cell.parameters()
     truth = {name: float(np.asarray(values[name])) for name in fitted}
-    clamp = IClamp({SITES[0]: difflab.Step(args.amp, args.pulse, args.pulse + 5.0)})
+    pulse = (args.amp, args.pulse, args.pulse + 5.0)
+    stimuli = {"bap": [pulse], "three": [pulse, (0.95, args.pulse, 1e9), (2.5, args.pulse, 1e9)]}[args.protocols]
+    clamps = [IClamp({SITES[0]: difflab.Step(*stimulus)}) for stimulus in stimuli]
+    labels = [f"{amp:g} nA from {on:g} ms" + (f" to {off:g} ms" if off < 1e8 else "") for amp, on, off in stimuli]
     ts = np.arange(0.0, args.t_end + 1e-9, args.dt_data)
     observe, info = cell.recorder(SITES)
-    clean = difflab.simulate(cell, clamp, ts, observe=observe, observe_info=info)
-    noise = np.random.default_rng(0).normal(0.0, args.noise, (len(SITES), ts.size))
-    data = xr.Dataset({s: ("time", np.asarray(clean[s]) + noise[k], {"units": "mV"}) for k, s in enumerate(SITES)},
-                      coords={"time": ("time", ts, {"units": "ms"})})  # fmt: skip
-    soma = np.asarray(clean[SITES[0]])
-    spikes = int(np.sum((soma[1:] >= -20.0) & (soma[:-1] < -20.0)))
-    print(f"L5PC: {cell.morphology.n_segments} compartments, step {cell.default_dt0()} ms, {spikes} somatic spike(s) "
-          f"in {args.t_end:g} ms, peak at {SITES[1]} {float(np.max(clean[SITES[1]])):.1f} mV; "
-          f"{ts.size} samples per site, {args.noise:g} mV noise")  # fmt: skip
+    # the data's step for the fit too, so that the model is exact: a start with denser channels would otherwise
+    # take a shorter default step
+    options = difflab.SolveOptions(dt0=args.dt or cell.default_dt0())
+    noise = np.random.default_rng(0).normal(0.0, args.noise, (len(clamps), len(SITES), ts.size))
+    traces = {s: [] for s in SITES}
+    for p, (clamp, label) in enumerate(zip(clamps, labels, strict=True)):
+        clean = difflab.simulate(cell, clamp, ts, observe=observe, observe_info=info, options=options)
+        for k, s in enumerate(SITES):
+            traces[s].append(np.asarray(clean[s]) + noise[p, k])
+        soma = np.asarray(clean[SITES[0]])
+        spikes = int(np.sum((soma[1:] >= -20.0) & (soma[:-1] < -20.0)))
+        print(f"{label}: {spikes} somatic spike(s) in {args.t_end:g} ms, peak at {SITES[1]} "
+              f"{float(np.max(clean[SITES[1]])):.1f} mV")  # fmt: skip
+    data = xr.Dataset({s: (("protocol", "time"), np.stack(traces[s]), {"units": "mV"}) for s in SITES},
+                      coords={"time": ("time", ts, {"units": "ms"}), "protocol": labels})  # fmt: skip
+    print(f"L5PC: {cell.morphology.n_segments} compartments, step {options.dt0} ms; {len(clamps)} "
+          f"recording(s) of {ts.size} samples per site, {args.noise:g} mV noise")  # fmt: skip
 
     bounds = {name: difflab.Bounded(0.25 * v, 4.0 * v) for name, v in truth.items()}
     draws = np.exp(np.random.default_rng(1).uniform(np.log(0.5), np.log(2.0), (args.starts, len(fitted))))
     starts = {name: (draws[:, k] * truth[name]).tolist() for k, name in enumerate(fitted)}
     run = difflab.RunOptions(strategy="multistart", refine=False, progress=True)
-    compare = difflab.Comparison(observe=observe, variables=list(SITES))
-    # the data's step for every start: a start with denser channels would otherwise take a shorter default step
-    options = difflab.SolveOptions(dt0=cell.default_dt0())
+    compare = difflab.Comparison(observe=observe, variables=list(SITES), joint=True)
+    if args.design:  # the standard errors of the densities at the truth: what the recordings can identify
+        at_truth = difflab.calibrate(
+            cell,
+            clamps,
+            data,
+            params=bounds,
+            compare=compare,
+            steps=0,
+            options=options,
+            starts={n: [v] for n, v in truth.items()},
+            run=run.replace(progress=False),
+        )
+        print("standard errors at the truth: " + ", ".join(
+            f"{n} {100 * float(at_truth.stderr[n]) / truth[n]:.2f} %" for n in fitted))  # fmt: skip
+        return
     t = time.perf_counter()
-    fit = difflab.calibrate(cell, clamp, data, params=bounds, compare=compare, starts=starts, steps=args.steps,
+    fit = difflab.calibrate(cell, clamps, data, params=bounds, compare=compare, starts=starts, steps=args.steps,
                             optimizer="lm", options=options, run=run)  # fmt: skip
     wall = time.perf_counter() - t
 

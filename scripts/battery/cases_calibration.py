@@ -163,6 +163,20 @@ def _(ctx):
     return fit_relax(data={"time": d["time"], "y": y})
 
 
+@case("fit.joint-protocols-not-one-per-recording", "19", r"got 3 protocols for 2 recordings")
+def _(ctx):
+    import difflab
+
+    d = relax_data()
+    data = {"time": d["time"], "y": np.stack([d["y"], d["y"]])}  # two recordings, fitted jointly
+    return fit_relax(data=data, joint=True, protocol=[difflab.Constant(c) for c in (0.0, 0.5, 1.0)])
+
+
+@case("fit.joint-not-a-bool", "15", r"joint must be True .* or False; got 'yes'")
+def _(ctx):
+    return fit_relax(joint="yes")
+
+
 @case("fit.data-unknown-variable", "19", r"'z'")
 def _(ctx):
     d = relax_data()

@@ -237,7 +237,7 @@ def fit_relax(**kw):
     data = args.pop("data", relax_data())
     # the fields of RunOptions and Comparison may be given as keywords here, as calibrate took them before 0.3
     run = {"progress": False, "refine": False} | {k: args.pop(k) for k in RUN_KEYS if k in args}
-    compare = {k: args.pop(k) for k in ("variables", "observe", "ts") if k in args}
+    compare = {k: args.pop(k) for k in ("variables", "observe", "ts", "joint") if k in args}
     args.update(run=difflab.RunOptions(**run), compare=difflab.Comparison(**compare))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -54,7 +54,7 @@ from ._diagnostics import (
 )
 from ._distributed import fit_on_cluster
 from ._losses import as_loss
-from ._measured import FitData, as_fit_data
+from ._measured import FitData, as_fit_data, joined
 from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, with_static
 from ._optimizers import as_adapter
 from ._result import Calibration, _evaluate, assemble
@@ -126,7 +126,8 @@ def calibrate(
         data: `xarray.Dataset` / `DataArray` with a `time` dimension, or a dict
             `{"time": ts, name: values}`. Variables are model state names (or names that
             `observe` returns). A dimension before `time` labels recordings, fitted
-            independently in one call. **NaN samples are masked** (left out of the loss).
+            independently in one call (or with one parameter set: `Comparison(joint=True)`).
+            **NaN samples are masked** (left out of the loss).
             `units` attributes are honoured: volts become mV, seconds ms (another SI prefix of
             the model's unit is converted; anything else is refused); without one the data are
             taken to be in the model's units.
@@ -253,6 +254,8 @@ def build_problem(
     model_units = {} if observed else {s.name: s.units for s in model.states}
     variables = None if compare.variables is None else list(compare.variables)
     fit = as_fit_data(data, available, variables, model_units, model.time_units)
+    if compare.joint:
+        fit = joined(fit)
     sim_ts, interpolate = _time_grid(compare.ts, fit.ts)
     problem = Problem(
         model=model,
@@ -265,6 +268,7 @@ def build_problem(
         loss=as_loss(loss, fit.ts),
         sim_options={**(simulate_extra or {}), **merge_options(options, {}, "calibrate").keywords()},
         observe=compare.observe,
+        joined=fit.joined,
     )
     return problem, fit
 
@@ -400,8 +404,11 @@ def _check_checkpoint(checkpoint, resume):
 
 
 def _members(protocol, fit: FitData, starts: int):
-    """`(protocol, data, mask)` with a leading member axis (member = recording * starts + start)."""
-    n_rec = fit.n_recordings
+    """`(protocol, data, mask)` with a leading member axis (member = recording * starts + start).
+
+    In a joint fit (`fit.joined` recordings made one) every member holds all the protocols, stacked.
+    """
+    n_rec = fit.joined or fit.n_recordings
     if isinstance(protocol, list | tuple):
         if len(protocol) != n_rec:
             raise ValueError(f"got {len(protocol)} protocols for {n_rec} recordings; give one per recording or one")
@@ -417,6 +424,8 @@ def _members(protocol, fit: FitData, starts: int):
     else:
         _check_covers(protocol, fit.ts, "protocol")
         protocol = jax.tree.map(lambda x: jnp.broadcast_to(x, (n_rec, *jnp.shape(x))), protocol)
+    if fit.joined:
+        protocol = jax.tree.map(lambda x: x[None], protocol)  # the one recording of a joint fit
     rep = lambda x: jnp.repeat(jnp.asarray(x), starts, axis=0)  # noqa: E731
     return jax.tree.map(rep, (protocol, fit.values, fit.mask))
 

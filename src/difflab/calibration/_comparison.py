@@ -26,6 +26,12 @@ class Comparison:
             [`difflab.simulate`][]); `variables` then names its outputs.
         ts: simulation save times, strictly increasing, in the model's time units. `None`: the data times.
             Otherwise the simulation is linearly interpolated onto the data times, which must lie inside `ts`.
+        joint: `False` (default): the recordings of the data (a dimension before `time`) are fitted independently,
+            one parameter set each. `True`: they are fitted together with one parameter set, as one cell recorded
+            under several protocols (give `protocol` as a list, one per recording). The loss then sees every
+            variable with the recordings after time, `(time, recording, ...)`: the trace MSE averages over the
+            samples of all recordings, the spike-time loss over the spikes of all; the result has no recording
+            dimension.
 
     Example:
         ```python
@@ -37,8 +43,11 @@ class Comparison:
     variables: Sequence[str] | None = None
     observe: Callable[..., dict] | None = None
     ts: ArrayLike | None = None
+    joint: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.joint, bool | np.bool_):
+            raise TypeError(f"joint must be True (one parameter set for all recordings) or False; got {self.joint!r}")
         if self.variables is not None:
             names = [self.variables] if isinstance(self.variables, str) else self.variables
             if not isinstance(names, Sequence) or not names or not all(isinstance(n, str) for n in names):

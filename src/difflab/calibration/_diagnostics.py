@@ -77,11 +77,23 @@ def resolve_default_step(problem, theta, protocol):
             name: jnp.broadcast_to(getattr(t, end), starts[name].shape) if isinstance(t, Bounded) else starts[name]
             for name, t in problem.transforms.items()
         })  # fmt: skip
-    steps = [default_dt0(problem.build(values), protocol, controller) for values in candidates]
+    steps = [_default_step(problem, problem.build(values), protocol, controller) for values in candidates]
     if not all(isinstance(dt, int | float) for dt in steps):
         return problem  # a rule that is not concrete even for concrete parameters: left to the solves
     options["dt0"] = float(min(steps))
     return dataclasses.replace(problem, sim_options=options, step_resolved=True)
+
+
+def _default_step(problem, model, protocol, controller):
+    """The model's default step under `protocol`; in a joint fit the shortest under any recording's protocol.
+
+    Not a number (`None`, a traced value) where the rule is not concrete.
+    """
+    if not problem.joined:
+        return default_dt0(model, protocol, controller)
+    steps = [default_dt0(model, jax.tree.map(lambda x, r=r: x[r], protocol), controller) for r in range(problem.joined)]
+    odd = [dt for dt in steps if not isinstance(dt, int | float)]
+    return odd[0] if odd else min(steps)
 
 
 def traced_tolerances(problem):
@@ -115,7 +127,7 @@ def finer(problem, protocol, halvings: int = 1):
     controller = _controller(problem, options)
     if isinstance(controller, diffrax.ConstantStepSize):
         dt0 = options.get("dt0")
-        dt0 = default_dt0(model, protocol, controller) if dt0 is None else dt0
+        dt0 = _default_step(problem, model, protocol, controller) if dt0 is None else dt0
         if dt0 is None or not isinstance(dt0, int | float):
             return None
         options["dt0"] = float(dt0) / 2**halvings

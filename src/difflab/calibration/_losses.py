@@ -12,6 +12,7 @@ import abc
 from collections.abc import Callable
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 from jaxtyping import Array
 
@@ -72,7 +73,8 @@ class SpikeTimes(AbstractLoss):
 
     $$L = \frac1{n} \sum_{k \le n} (\hat t_k - t_k)^2$$
 
-    over the $n$ spikes found in the data (up to `max_spikes`). Spikes the data has but the
+    over the $n$ spikes found in the data (up to `max_spikes` per trace: a variable with axes after time, such as
+    the recordings of a joint fit, is a trace per index, and $n$ counts the spikes of all). Spikes the data has but the
     prediction lacks count as occurring at the last data time, which keeps the loss finite and
     pushes the model towards firing. A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$),
     so Levenberg–Marquardt fits it and the fit reports standard errors: use it when only the spike
@@ -96,15 +98,21 @@ class SpikeTimes(AbstractLoss):
 
     least_squares = True
 
+    def _crossings(self, v, refractory=0.0):
+        """`first_crossings` of every trace of `v` `(time, ...)`: times and found, `(traces, max_spikes)`."""
+        traces = jnp.reshape(v, (v.shape[0], -1)).T
+        find = lambda x: first_crossings(self.ts, x, self.threshold, self.max_spikes, refractory)  # noqa: E731
+        return jax.vmap(find)(traces)
+
     def _observed(self, data, mask):
         filled = jnp.where(mask[self.variable], data[self.variable], -jnp.inf)
-        return first_crossings(self.ts, filled, self.threshold, self.max_spikes, self.refractory)
+        return self._crossings(filled, self.refractory)
 
     def residuals(self, pred, data, mask):
-        t_pred, _ = first_crossings(self.ts, pred[self.variable], self.threshold, self.max_spikes)
+        t_pred, _ = self._crossings(pred[self.variable])
         t_data, found = self._observed(data, mask)
         n = jnp.maximum(jnp.sum(found), 1)
-        return jnp.where(found, t_pred - t_data, 0.0) / jnp.sqrt(n)
+        return jnp.ravel(jnp.where(found, t_pred - t_data, 0.0) / jnp.sqrt(n))
 
     def __call__(self, pred, data, mask):
         return jnp.sum(self.residuals(pred, data, mask) ** 2)
@@ -116,6 +124,8 @@ class SpikeTimes(AbstractLoss):
 
 class FiringRate(AbstractLoss):
     """Squared difference of firing rates from a differentiable (soft) spike count.
+
+    A variable with axes after time is a trace per index, and the squared differences are summed over them.
 
     Args:
         variable: voltage-like output.
@@ -132,11 +142,12 @@ class FiringRate(AbstractLoss):
 
     def __call__(self, pred, data, mask):
         name = self.variable
-        filled = jnp.where(mask[name], data[name], -jnp.inf)
-        predicted = soft_crossing_count(pred[name], self.threshold, self.width)
+        # time first in the data, last for the counts: a variable with axes after time is a trace per index
+        filled = jnp.moveaxis(jnp.where(mask[name], data[name], -jnp.inf), 0, -1)
+        predicted = soft_crossing_count(jnp.moveaxis(pred[name], 0, -1), self.threshold, self.width)
         up = upward_crossings(jnp.arange(filled.shape[-1]), filled, self.threshold)[0]
         observed = jnp.sum(up, axis=-1, dtype=predicted.dtype)  # a count, in the prediction's float dtype
-        return ((predicted - observed) / self.duration) ** 2
+        return jnp.sum(((predicted - observed) / self.duration) ** 2)
 
 
 class CallableLoss(AbstractLoss):

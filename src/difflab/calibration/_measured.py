@@ -31,6 +31,7 @@ class FitData:
         recording_dim: name of the recording dimension (`None` for a single recording).
         recordings: labels of the recordings (length `recording`).
         units: name -> units attribute (`""` if unknown).
+        joined: how many recordings were joined into the one of a joint fit (`joined`); 0 when none were.
     """
 
     ts: np.ndarray
@@ -39,6 +40,7 @@ class FitData:
     recording_dim: str | None
     recordings: np.ndarray
     units: dict[str, str]
+    joined: int = 0
 
     @property
     def n_recordings(self) -> int:
@@ -51,6 +53,23 @@ class FitData:
             digest.update(name.encode())
             digest.update(np.ascontiguousarray(np.where(self.mask[name], self.values[name], np.nan)).tobytes())
         return digest.hexdigest()
+
+
+def joined(fit: FitData) -> FitData:
+    """The recordings of `fit` as one recording of a joint fit: each variable `(1, time, recording, ...)`.
+
+    Behind time the recordings are axes of the variable, which every per-recording step of a fit (the loss, the
+    noise level, the windows of `GrowingWindows`) already treats as the variable's own.
+    """
+    move = lambda a: np.moveaxis(a, 0, 1)[None]  # noqa: E731
+    return dataclasses.replace(
+        fit,
+        values={k: move(v) for k, v in fit.values.items()},
+        mask={k: move(m) for k, m in fit.mask.items()},
+        recording_dim=None,
+        recordings=np.arange(1),
+        joined=fit.n_recordings,
+    )
 
 
 def as_fit_data(

@@ -41,6 +41,9 @@ class Problem(eqx.Module):
     #: the fixed step or the PID tolerances in `sim_options` were set by difflab (`resolve_default_step`,
     #: `traced_tolerances`), not chosen by the user
     step_resolved: bool = eqx.field(static=True, default=False)
+    #: a joint fit of this many recordings (`Comparison(joint=True)`): every member's protocol carries them on a
+    #: leading axis, and the prediction carries them after time, as the data do (`_measured.joined`); 0: not joint
+    joined: int = eqx.field(static=True, default=0)
 
     def physical(self, theta: dict[str, jax.Array]) -> dict[str, jax.Array]:
         """Physical parameter values from unconstrained ones."""
@@ -142,11 +145,20 @@ def _predict(problem: Problem, values, protocol, adjoint):
     if adjoint is not None:
         options["adjoint"] = adjoint
     model = problem.build(values)
-    traj = simulate(model, protocol, problem.sim_ts, throw=False, observe=problem.observe, **options)
-    pred = {name: traj.ys[name] for name in problem.names}
-    if problem.interpolate:
-        pred = {name: interp_rows(problem.data_ts, problem.sim_ts, y) for name, y in pred.items()}
-    return pred, traj.succeeded
+
+    def solve(protocol):
+        traj = simulate(model, protocol, problem.sim_ts, throw=False, observe=problem.observe, **options)
+        pred = {name: traj.ys[name] for name in problem.names}
+        if problem.interpolate:
+            pred = {name: interp_rows(problem.data_ts, problem.sim_ts, y) for name, y in pred.items()}
+        return pred, traj.succeeded
+
+    if not problem.joined:
+        return solve(protocol)
+    # one model under every recording's protocol; a protocol without arrays is the same for all of them
+    axis = 0 if jax.tree.leaves(protocol) else None
+    pred, ok = jax.vmap(solve, in_axes=axis, axis_size=problem.joined)(protocol)
+    return {name: jnp.moveaxis(y, 0, 1) for name, y in pred.items()}, jnp.all(ok)
 
 
 def carry_of(state):

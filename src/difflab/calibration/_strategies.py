@@ -94,6 +94,8 @@ def linear_start(problem, fit, members, theta, starts: int) -> tuple[dict | None
     """
     protocols = members[0]
     paths = tuple(path for _, path in problem.paths)
+    if problem.joined:
+        return None, "the recordings are fitted jointly, and the estimate is one recording's", True
     if problem.observe is not None:
         return None, "the fit compares observe=... outputs, and the estimate reads the model's measured states", True
     if not isinstance(problem.loss, MSE):

@@ -64,9 +64,10 @@ def calibration(
     if not -n_rec <= recording < n_rec:
         raise IndexError(f"recording must index one of the fit's {n_rec} recording(s); got {recording}")
     history = result.history
+    # one protocol per recording, for independent fits and joint ones (`Comparison(joint=True)`: one model)
+    protocol = protocol[recording] if isinstance(protocol, list | tuple) else protocol
     if rec_dim is not None:
         model = jax.tree.map(lambda x: x[recording] if eqx.is_array(x) else x, model)
-        protocol = protocol[recording] if isinstance(protocol, list | tuple) else protocol
         history = history.isel({rec_dim: recording})
     traj = simulate(model, protocol, fit.ts, options=options, observe=observe)
     fitted = np.asarray(traj.ys[name], dtype=float).reshape(len(fit.ts), -1)
