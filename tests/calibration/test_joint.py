@@ -80,6 +80,15 @@ def test_one_protocol_serves_repeated_recordings():
     np.testing.assert_allclose([free.best["k"], free.best["y0"]], popt, rtol=1e-6)
 
 
+def test_a_checkpoint_of_a_joint_fit_is_not_resumed_as_independent_fits(tmp_path):
+    data, protocols = recordings(), [difflab.Constant(c) for c in INPUTS]
+    path = tmp_path / "fit.nc"
+    joint_fit(data, protocols, run=difflab.RunOptions(checkpoint=path, refine=False))
+    with pytest.raises(ValueError, match=r"differs from this one in its (protocol and )?recordings fitted jointly"):
+        calibrate(Decay(k=1.0, y0=1.0), protocols, data, params=PARAMS, steps=25,
+                  run=difflab.RunOptions(resume=path, refine=False))  # fmt: skip
+
+
 def test_joint_fits_refuse_a_protocol_count_other_than_the_recordings():
     with pytest.raises(ValueError, match="3 protocols for 2 recordings"):
         joint_fit(

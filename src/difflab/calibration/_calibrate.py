@@ -521,6 +521,7 @@ def _problem_parts(problem, protocol) -> str:
         "simulation times and options": (problem.sim_ts, problem.data_ts, problem.interpolate, problem.sim_options),
         "loss": (problem.loss,),
         "observe function": (observe,),
+        "recordings fitted jointly": (problem.joined,),
     }
     return "; ".join(f"{name}={tree_fingerprint(*trees)[:12]}" for name, trees in parts.items())
 

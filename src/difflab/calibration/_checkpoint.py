@@ -47,7 +47,7 @@ def _differing_parts(there, here) -> str:
         return dict(item.rsplit("=", 1) for item in str(text).split("; ") if "=" in item)
 
     old, new = parts(there), parts(here)
-    names = [name for name in new if old.get(name) != new[name]]
+    names = [name for name in new if name in old and old[name] != new[name]]  # a part added later is not named
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 

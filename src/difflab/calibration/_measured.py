@@ -51,7 +51,10 @@ class FitData:
         digest = hashlib.sha256(np.ascontiguousarray(self.ts).tobytes())
         for name in sorted(self.values):
             digest.update(name.encode())
-            digest.update(np.ascontiguousarray(np.where(self.mask[name], self.values[name], np.nan)).tobytes())
+            values = np.where(self.mask[name], self.values[name], np.nan)
+            # the same data give the same print whether they are fitted jointly or not (the setting is the problem's)
+            values = np.moveaxis(values[0], 1, 0) if self.joined else values
+            digest.update(np.ascontiguousarray(values).tobytes())
         return digest.hexdigest()
 
 
