@@ -5,15 +5,19 @@ of noisy recordings under several inputs c is ordinary least squares on all thei
 estimates, standard errors and covariance must equal scipy's `curve_fit` on the stacked samples.
 """
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.optimize
 import xarray as xr
-from _systems import Decay
+from _systems import Decay, Line
 
 import difflab
 from difflab import plot
+from difflab.bayes._density import LogDensity
 from difflab.calibration import Bounded, Positive, SpikeTimes, calibrate
+from difflab.calibration.internal import build_problem, fit_members
 
 pytestmark = pytest.mark.xdist_group("decay_fit")
 
@@ -118,3 +122,23 @@ def test_the_spike_time_loss_pools_the_spikes_of_every_trace():
     assert r[0, 0] == pytest.approx(0.2 / np.sqrt(3), abs=2e-3)
     assert r[1, 0] == pytest.approx(-0.3 / np.sqrt(3), abs=2e-3)
     assert float(loss.count({"V": data}, {"V": mask})) == 3
+
+
+def test_the_posteriors_log_density_of_a_joint_fit_sums_the_recordings():
+    """`posterior` builds its problem as `calibrate` does: with `joint=True` the Gaussian log-likelihood of the
+    straight line y = a t + b is -RSS/(2σ²) over the samples of both recordings (up to a constant)."""
+    ts, sigma = np.linspace(0.0, 2.0, 21), 0.1
+    y = 0.7 * ts + 0.3 + sigma * np.random.default_rng(7).standard_normal((2, ts.size))
+    bounds = {"a": (-5.0, 5.0), "b": (-5.0, 5.0)}
+    problem, fit = build_problem(Line(), {"time": ts, "y": y}, bounds, "mse", difflab.Comparison(joint=True), None)
+    member = jax.tree.map(lambda x: x[0], fit_members(None, fit))
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=())
+
+    def closed_form(a, b):
+        jacobian = sum(np.log((x + 5) * (5 - x) / 10) for x in (a, b))  # d/du of -5 + 10 σ(u)
+        return -np.sum((y - a * ts - b) ** 2) / (2 * sigma**2) + jacobian
+
+    points = [(0.6, 0.2), (0.9, -0.4)]
+    theta = [{"a": problem.transforms["a"].inverse(a), "b": problem.transforms["b"].inverse(b)} for a, b in points]
+    got = [float(density(t)) for t in theta]
+    np.testing.assert_allclose(got[0] - got[1], closed_form(*points[0]) - closed_form(*points[1]), rtol=1e-9)
