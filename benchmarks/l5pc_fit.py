@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
 import difflab  # noqa: E402
-from difflab.neuron import IClamp, l5pc  # noqa: E402
+from difflab.neuron import IClamp, l5pc, spike_count  # noqa: E402
 
 SITES = ("soma[0](0.5)", "apic[46](0.7)")
 #: the densities fitted (mS/cm²): the soma's and the axon's sodium and fast potassium channels, and the apical
@@ -90,8 +90,7 @@ def main() -> None:
         clean = difflab.simulate(cell, clamp, ts, observe=observe, observe_info=info, options=options)
         for k, s in enumerate(SITES):
             traces[s].append(np.asarray(clean[s]) + noise[p, k])
-        soma = np.asarray(clean[SITES[0]])
-        spikes = int(np.sum((soma[1:] >= -20.0) & (soma[:-1] < -20.0)))
+        spikes = int(spike_count(ts, clean[SITES[0]], threshold=-20.0))
         print(f"{label}: {spikes} somatic spike(s) in {args.t_end:g} ms, peak at {SITES[1]} "
               f"{float(np.max(clean[SITES[1]])):.1f} mV")  # fmt: skip
     data = xr.Dataset({s: (("protocol", "time"), np.stack(traces[s]), {"units": "mV"}) for s in SITES},

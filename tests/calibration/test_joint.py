@@ -95,10 +95,7 @@ def test_a_checkpoint_of_a_joint_fit_is_not_resumed_as_independent_fits(tmp_path
 
 def test_joint_fits_refuse_a_protocol_count_other_than_the_recordings():
     with pytest.raises(ValueError, match="3 protocols for 2 recordings"):
-        joint_fit(
-            recordings(),
-            [difflab.Constant(c) for c in (0.0, 1.0, 2.0)],
-        )
+        joint_fit(recordings(), [difflab.Constant(c) for c in (0.0, 1.0, 2.0)])
     with pytest.raises(TypeError, match="joint must be True"):
         difflab.Comparison(joint="yes")
 
