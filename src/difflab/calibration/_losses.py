@@ -36,6 +36,10 @@ class AbstractLoss(eqx.Module):
         r"""How many observations the residuals stand for (the $n$ of $\hat\sigma^2 = \mathrm{RSS}/(n - p)$)."""
         raise TypeError(f"{type(self).__name__} is not a least-squares loss")
 
+    def with_times(self, ts: Array) -> AbstractLoss:
+        """This loss given the data's sample times, for a loss that reads them and was built without (`ts=None`)."""
+        return self
+
 
 class MSE(AbstractLoss):
     r"""Trace mean squared error, summed over variables, missing samples left out.
@@ -97,6 +101,9 @@ class SpikeTimes(AbstractLoss):
     ts: Array | None = None
 
     least_squares = True
+
+    def with_times(self, ts):
+        return self if self.ts is not None else eqx.tree_at(lambda l: l.ts, self, ts, is_leaf=lambda x: x is None)
 
     def _crossings(self, v, refractory=0.0):
         """`first_crossings` of every trace of `v` `(time, ...)`: times and found, `(traces, max_spikes)`."""
@@ -161,10 +168,8 @@ class CallableLoss(AbstractLoss):
 
 def as_loss(loss, data_ts) -> AbstractLoss:
     """A loss from `"mse"`, `"spike_times"`, `"firing_rate"`, an `AbstractLoss` or a callable."""
-    if isinstance(loss, SpikeTimes) and loss.ts is None:
-        return eqx.tree_at(lambda l: l.ts, loss, jnp.asarray(data_ts), is_leaf=lambda x: x is None)
     if isinstance(loss, AbstractLoss):
-        return loss
+        return loss.with_times(jnp.asarray(data_ts))
     if loss == "mse":
         return MSE()
     if loss == "spike_times":

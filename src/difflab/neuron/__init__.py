@@ -29,6 +29,9 @@ from ._distributions import Linear as Linear
 from ._distributions import Sigmoid as Sigmoid
 from ._distributions import Uniform as Uniform
 from ._distributions import Window as Window
+from ._efeatures import FeatureSettings as FeatureSettings
+from ._efeatures import spike_features as spike_features
+from ._feature_loss import SpikeFeatures as SpikeFeatures
 from ._features import firing_rate as firing_rate
 from ._features import soft_spike_count as soft_spike_count
 from ._features import spike_count as spike_count

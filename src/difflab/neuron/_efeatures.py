@@ -1,0 +1,378 @@
+r"""Spike-shape features with eFEL's definitions: amplitude, half-width, AHP depth, ISI CV, mean frequency.
+
+eFEL (the Electrophys Feature Extraction Library, Blue Brain Project) is what BluePyOpt's cell models, the L5PC of
+Hay et al. 2011 among them, are fitted to. Its features are defined on the samples of a trace:
+
+- **Spikes** (`peak_indices`): between an upward crossing of `threshold` (first sample above it) and the following
+  downward crossing (first sample below it), the first sample of largest `V`. A spike still above threshold at the
+  trace's end is not one. `peak_time`, `peak_voltage` are that sample's.
+- **dV/dt**: central differences of `V` over central differences of `t` (one-sided at both ends).
+- **AHP** (`min_AHP_indices`, `AHP_depth_abs`): the *first* minimum between a peak and the next one (or the trace's
+  end): the first running minimum that the next two samples do not undercut, else the window's lowest sample; a
+  minimum on the trace's last sample is none. `AHP_depth` is `AHP_depth_abs − voltage_base`.
+- **voltage_base**: the mean of `V` over `[voltage_base_start_perc · stim_start, stim_start]`.
+- **AP begin** (`AP_begin_indices`): for a spike after the stimulus onset, the last sample `b` before its peak
+  where dV/dt rises through `derivative_threshold` and stays at or above it for `derivative_window` samples,
+  searched back to the previous spike's AHP (the first spike: to two samples before the onset).
+- **AP_amplitude** = `peak_voltage − V(AP begin)`, for spikes whose peak lies within the stimulus.
+- **AP_duration_half_width**: half height `(V(peak) + V(AP begin))/2`; the rise sample is the one nearest it
+  between the AP begin and the peak, the fall sample the one nearest it between the peak and the AP end (the first
+  sample after the steepest fall where dV/dt is back at or above `down_derivative_threshold`); the width is the
+  time between them.
+- **all_ISI_values** (differences of `peak_time`); **ISI_CV**, their standard deviation with `n − 1` over their
+  mean, without the first ISI by default (two ISIs at least); **mean_frequency** `1000 · n / (t_last − stim_start)`
+  Hz over the `n` peaks within the stimulus (0 Hz without one, where eFEL has no value); **Spikecount**.
+
+eFEL first resamples a trace linearly at `interp_step` (0.1 ms by default);
+[`spike_features`][difflab.neuron.spike_features] works on the samples it is given. For eFEL's numbers, give it
+the trace at eFEL's `interp_step`: `interpolate=False` then gives eFEL's values to rounding (the tests check it
+against eFEL 5.7 on NEURON traces).
+
+**Interpolated, differentiable features** (`interpolate=True`, the default). A sample picked by a comparison has
+no derivative with respect to the parameters that moved it, so eFEL's half-width, peak time and ISIs are step
+functions of the model's parameters. With `interpolate=True` each pick is refined between samples: the peak and
+the AHP minimum at the vertex of the parabola through the picked sample and its two neighbours, the AP begin where
+the linearly interpolated dV/dt crosses `derivative_threshold`, and the half-width between the linearly
+interpolated crossings of the half height (the last upward crossing before the peak, the first downward one after
+it). Each refined value differs from eFEL's by less than a sample interval's worth (a time by at most one interval,
+a voltage by at most its change over one interval) and is smooth in `V`, so the features can be fitted by gradient
+(`SpikeFeatures`).
+
+Reference: eFEL, https://github.com/BlueBrain/eFEL (feature definitions in its documentation, eFeatures); Van
+Geit et al., Front. Neuroinform. 10:17 (2016) for BluePyOpt.
+"""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Float
+
+__all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "spike_features"]
+
+#: Features with one value per spike (`(..., max_spikes)`, NaN where a spike has none).
+PER_SPIKE = (
+    "peak_time",
+    "peak_voltage",
+    "AP_begin_time",
+    "AP_begin_voltage",
+    "AP_amplitude",
+    "AP_duration_half_width",
+    "AHP_depth_abs",
+    "AHP_depth",
+)
+#: Features with one value per trace.
+PER_TRACE = ("Spikecount", "mean_frequency", "ISI_CV", "voltage_base")
+#: Sample indices of the picks (`-1` where none), as eFEL names them.
+INDICES = ("peak_indices", "AP_begin_indices", "min_AHP_indices", "AP_end_indices", "AP_rise_indices",
+           "AP_fall_indices")  # fmt: skip
+#: Tolerance on the end of the voltage-base window (eFEL's `precision_threshold`, ms).
+_PRECISION = 1e-10
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"FeatureSettings {name} must be a finite number; got {value!r}")
+    return float(value)
+
+
+class FeatureSettings(eqx.Module):
+    """eFEL's settings for the spike features (its names and defaults, eFEL 5.7).
+
+    Args:
+        threshold: spike detection threshold (mV; eFEL `Threshold`).
+        derivative_threshold: dV/dt at the AP begin (mV/ms; eFEL `DerivativeThreshold`).
+        derivative_window: samples for which dV/dt must stay at or above `derivative_threshold` after the AP begin
+            (eFEL `DerivativeWindow`).
+        down_derivative_threshold: dV/dt at the AP end, after the steepest fall (mV/ms; eFEL
+            `DownDerivativeThreshold`).
+        voltage_base_start_perc: the voltage base is the mean over `[perc · stim_start, stim_start]` (eFEL
+            `voltage_base_start_perc`).
+        ignore_first_ISI: `ISI_CV` leaves out the first interspike interval (eFEL `ignore_first_ISI`), which an
+            adapting cell makes much shorter than the rest.
+    """
+
+    threshold: float = eqx.field(static=True, default=-20.0)
+    derivative_threshold: float = eqx.field(static=True, default=10.0)
+    derivative_window: int = eqx.field(static=True, default=3)
+    down_derivative_threshold: float = eqx.field(static=True, default=-12.0)
+    voltage_base_start_perc: float = eqx.field(static=True, default=0.9)
+    ignore_first_ISI: bool = eqx.field(static=True, default=True)
+
+    def __check_init__(self):
+        if not isinstance(self.ignore_first_ISI, bool):
+            raise ValueError(f"FeatureSettings ignore_first_ISI must be True or False; got {self.ignore_first_ISI!r}")
+        for name in ("threshold", "derivative_threshold", "down_derivative_threshold", "voltage_base_start_perc"):
+            _real(name, getattr(self, name))
+        window = self.derivative_window
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise ValueError(f"FeatureSettings derivative_window must be an integer >= 1 (samples); got {window!r}")
+        if not 0 <= self.voltage_base_start_perc < 1:
+            raise ValueError(
+                "FeatureSettings voltage_base_start_perc must be in [0, 1) (a fraction of the stimulus onset); "
+                f"got {self.voltage_base_start_perc!r}"
+            )
+
+
+def spike_features(
+    ts: Float[ArrayLike, " time"],
+    V: Float[ArrayLike, "... time"],
+    stimulus: tuple[float, float],
+    settings: FeatureSettings | None = None,
+    max_spikes: int = 32,
+    interpolate: bool = True,
+) -> dict[str, Array]:
+    """The spike features (eFEL's definitions, module docstring) of the traces `V(ts)`: a dict of arrays.
+
+    Args:
+        ts: sample times (ms), increasing, shape `(time,)`.
+        V: membrane potential (mV), time on the last axis; leading axes are traces.
+        stimulus: `(stim_start, stim_end)` (ms): the window of `AP_amplitude` and `mean_frequency`, and the
+            onset that ends the voltage base and starts the search for the first AP begin.
+        settings: eFEL's thresholds ([`FeatureSettings`][difflab.neuron.FeatureSettings]; eFEL's defaults).
+        max_spikes: spikes measured per trace (static; later spikes are counted by `Spikecount` only).
+        interpolate: refine every pick between samples (smooth, differentiable features; module docstring);
+            `False` gives eFEL's values on these samples.
+
+    Returns:
+        `PER_SPIKE` features, shape `(..., max_spikes)` (NaN where a spike has no value or there is no spike),
+        `all_ISI_values` `(..., max_spikes - 1)`, `PER_TRACE` features `(...)` (`ISI_CV` NaN with fewer than three
+        spikes), and the picks' sample indices `INDICES` `(..., max_spikes)` (-1 where none).
+    """
+    settings = FeatureSettings() if settings is None else settings
+    if not isinstance(settings, FeatureSettings):
+        raise TypeError(f"settings must be a FeatureSettings; got {type(settings).__name__}")
+    if isinstance(max_spikes, bool) or not isinstance(max_spikes, int) or max_spikes < 1:
+        raise ValueError(f"max_spikes must be an integer >= 1; got {max_spikes!r}")
+    start, end = _stimulus(stimulus)
+    V = jnp.asarray(V)
+    if not jnp.issubdtype(V.dtype, jnp.floating):
+        V = V.astype(float)
+    ts = jnp.asarray(ts, dtype=V.dtype)
+    if ts.ndim != 1 or V.ndim < 1 or V.shape[-1] != ts.shape[0]:
+        raise ValueError(f"V must have the times on its last axis, (..., {ts.shape[-1]}); got {V.shape}, ts {ts.shape}")
+    if ts.shape[0] < 4:
+        raise ValueError(f"ts must hold at least 4 samples; got {ts.shape[0]}")
+    batch = V.shape[:-1]
+    one = lambda v: _trace(ts, v, start, end, settings, max_spikes, interpolate)  # noqa: E731
+    out = jax.vmap(one)(V.reshape(-1, V.shape[-1]))
+    return {k: x.reshape(*batch, *x.shape[1:]) for k, x in out.items()}
+
+
+def _stimulus(stimulus) -> tuple[float, float]:
+    try:
+        start, end = (float(x) for x in stimulus)
+    except (TypeError, ValueError):
+        raise ValueError(f"stimulus must be (stim_start, stim_end) in ms; got {stimulus!r}") from None
+    if not (math.isfinite(start) and math.isfinite(end) and end > start):
+        raise ValueError(f"stimulus must be (stim_start, stim_end) in ms with stim_end > stim_start; got {stimulus!r}")
+    return start, end
+
+
+def _first(mask: Array, axis: int = -1) -> tuple[Array, Array]:
+    """`(index of the first True along axis, whether there is one)`."""
+    return jnp.argmax(mask, axis=axis), jnp.any(mask, axis=axis)
+
+
+def _last(mask: Array, axis: int = -1) -> tuple[Array, Array]:
+    """`(index of the last True along axis, whether there is one)`."""
+    n = mask.shape[axis]
+    return n - 1 - jnp.argmax(jnp.flip(mask, axis=axis), axis=axis), jnp.any(mask, axis=axis)
+
+
+def _central(x: Array) -> Array:
+    """The derivative per sample as eFEL takes it: central differences inside, one-sided at both ends."""
+    return jnp.concatenate([x[1:2] - x[:1], (x[2:] - x[:-2]) / 2, x[-1:] - x[-2:-1]])
+
+
+def _vertex(t: Array, v: Array, i: Array) -> tuple[Array, Array]:
+    """Time and value of the vertex of the parabola through samples `i - 1, i, i + 1` (the sample where flat)."""
+    i = jnp.clip(i, 1, v.shape[0] - 2)
+    x0, x2 = t[i - 1] - t[i], t[i + 1] - t[i]
+    y0, y1, y2 = v[i - 1], v[i], v[i + 1]
+    # y = a x² + b x + y1 through (x0, y0), (0, y1), (x2, y2)
+    d0, d2 = (y0 - y1) / x0, (y2 - y1) / x2
+    a = (d2 - d0) / (x2 - x0)
+    b = d0 - a * x0
+    curved = a != 0
+    safe = jnp.where(curved, a, 1)
+    x = jnp.where(curved, jnp.clip(-b / (2 * safe), x0, x2), 0)
+    return t[i] + x, y1 + x * (b + a * x)
+
+
+def _crossing(t: Array, y: Array, j: Array, level) -> tuple[Array, Array]:
+    """Time of `y = level` between samples `j` and `j + 1` (linear), and the fraction of the interval."""
+    j = jnp.clip(j, 0, y.shape[0] - 2)
+    dy = y[j + 1] - y[j]
+    frac = jnp.where(dy != 0, (level - y[j]) / jnp.where(dy != 0, dy, 1), 0)
+    return t[j] + frac * (t[j + 1] - t[j]), frac
+
+
+def _first_minimum(v: Array, window: Array) -> tuple[Array, Array]:
+    """The first minimum of each row of `window` `(spikes, time)` (eFEL's `first_min_element`), and if it has one.
+
+    The first running minimum (strictly below all earlier samples of the window) that the next two samples of the
+    window do not undercut; failing that, the window's first lowest sample.
+    """
+    inf = jnp.asarray(jnp.inf, v.dtype)
+    masked = jnp.where(window, v, inf)
+    running = jax.lax.cummin(masked, axis=1)
+    before = jnp.concatenate([jnp.full_like(running[:, :1], inf), running[:, :-1]], axis=1)
+    new_min = window & (masked < before)
+    nxt1 = jnp.concatenate([masked[:, 1:], jnp.full_like(masked[:, :1], -inf)], axis=1)
+    nxt2 = jnp.concatenate([masked[:, 2:], jnp.full_like(masked[:, :2], -inf)], axis=1)
+    # the two next samples must lie inside the window (outside it they are -inf, which undercuts)
+    held = new_min & (nxt1 >= masked) & (nxt2 >= masked)
+    index, found = _first(held)
+    lowest = jnp.argmin(masked, axis=1)
+    return jnp.where(found, index, lowest), jnp.any(window, axis=1)
+
+
+def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> dict[str, Array]:
+    """The features of one trace `v(t)` (see `spike_features`)."""
+    T = v.shape[0]
+    nan = jnp.asarray(jnp.nan, v.dtype)
+    i = jnp.arange(T)
+    prev = jnp.concatenate([v[:1], v[:-1]])
+    up = (i >= 1) & (v > s.threshold) & (prev < s.threshold)
+    dn = (i >= 1) & (v < s.threshold) & (prev > s.threshold)
+    first_up, any_up = _first(up)
+    dn = dn & any_up & (i > first_up)  # a trace starting above threshold: its first fall is not a spike's
+    n_spikes = jnp.minimum(jnp.sum(up), jnp.sum(dn))
+    (up_k,) = jnp.nonzero(up, size=K, fill_value=0)
+    (dn_k,) = jnp.nonzero(dn, size=K, fill_value=0)
+    k = jnp.arange(K)
+    spike = k < n_spikes
+    rows = i[None, :]
+
+    # Internally every value stays finite (a pick of sample 0 where there is none); NaN marks the missing ones only
+    # in the output, so that no NaN meets a derivative (0 · NaN would poison the gradients of the rest).
+    # peaks: the first largest sample between the upward crossing and the downward one (both included)
+    in_spike = spike[:, None] & (rows >= up_k[:, None]) & (rows <= dn_k[:, None])
+    peak = jnp.argmax(jnp.where(in_spike, v[None, :], -jnp.inf), axis=1)
+    peak_time, peak_v = _vertex(t, v, peak) if interpolate else (t[peak], v[peak])
+
+    # AHP: the first minimum between a peak and the next one (or the trace's end); none on the last sample
+    next_peak = jnp.where(spike & jnp.roll(spike, -1) & (k < K - 1), jnp.roll(peak, -1), T)
+    after = spike[:, None] & (rows >= peak[:, None]) & (rows < next_peak[:, None])
+    ahp, _ = _first_minimum(v, after)
+    has_ahp = spike & (ahp != T - 1)
+    ahp_v = _vertex(t, v, ahp)[1] if interpolate else v[ahp]
+
+    base_window = (t >= s.voltage_base_start_perc * start) & (t - start < _PRECISION)
+    voltage_base = jnp.sum(jnp.where(base_window, v, 0)) / jnp.maximum(jnp.sum(base_window), 1).astype(v.dtype)
+
+    dvdt = _central(v) / _central(t)
+    onset, any_onset = _first(t >= start)
+    onset = jnp.where(any_onset, onset, T)
+    begin, has_begin, eligible = _ap_begin(dvdt, peak, spike, ahp, has_ahp, onset, s)
+    ap_end, has_end = _ap_end(dvdt, peak, eligible, s)
+
+    begin_time, begin_v = t[begin], v[begin]
+    if interpolate:  # where dV/dt crosses the threshold, between samples b - 1 and b
+        begin_time, frac = _crossing(t, dvdt, begin - 1, s.derivative_threshold)
+        begin_v = v[begin - 1] + frac * (v[begin] - v[begin - 1])
+    in_stimulus = spike & (t[peak] >= start) & (t[peak] <= end)
+
+    half = (peak_v + begin_v) / 2
+    rise_window = (rows >= begin[:, None]) & (rows < peak[:, None])
+    fall_window = (rows >= peak[:, None]) & (rows < ap_end[:, None])
+    gap = jnp.abs(v[None, :] - half[:, None])
+    rise = jnp.argmin(jnp.where(rise_window, gap, jnp.inf), axis=1)
+    fall = jnp.argmin(jnp.where(fall_window, gap, jnp.inf), axis=1)
+    has_width = has_begin & has_end & (peak > begin)
+    width = t[fall] - t[rise]
+    if interpolate:  # the last upward crossing of the half height before the peak, the first downward one after
+        above = v[None, :] >= half[:, None]
+        r, rose = _last(rise_window & ~above & jnp.roll(above, -1, axis=1))
+        f, fell = _first(fall_window & above & ~jnp.roll(above, -1, axis=1))
+        width = _crossing(t, v, f, half)[0] - _crossing(t, v, r, half)[0]
+        has_width = has_width & rose & fell
+
+    # ISIs of consecutive spikes; their CV with n - 1 (two ISIs at least; by default without the first ISI)
+    has_isi = spike[1:] & spike[:-1]
+    isi = jnp.where(has_isi, peak_time[1:] - peak_time[:-1], 0)
+    counted_isi = has_isi & (jnp.arange(K - 1) >= int(s.ignore_first_ISI))
+    n_isi = jnp.sum(counted_isi)
+    mean_isi = jnp.sum(jnp.where(counted_isi, isi, 0)) / jnp.maximum(n_isi, 1).astype(v.dtype)
+    var = jnp.sum(jnp.where(counted_isi, (isi - mean_isi) ** 2, 0)) / jnp.maximum(n_isi - 1, 1).astype(v.dtype)
+    sd = jnp.where(var > 0, jnp.sqrt(jnp.where(var > 0, var, 1)), 0)  # no infinite slope of √ at 0
+    enough = n_isi >= 2
+    isi_cv = jnp.where(enough, sd / jnp.where(enough, mean_isi, 1), nan)
+    n_in = jnp.sum(in_stimulus)
+    last = jnp.max(jnp.where(in_stimulus, peak_time, start + 1))  # any value past the onset where none
+    frequency = jnp.where(n_in > 0, 1000 * n_in.astype(v.dtype) / (last - start), 0)
+
+    def value(x, ok):
+        return jnp.where(ok, x, nan)
+
+    def index(x, ok):
+        return jnp.where(ok, x, -1)
+
+    return {
+        "peak_time": value(peak_time, spike),
+        "peak_voltage": value(peak_v, spike),
+        "AP_begin_time": value(begin_time, has_begin),
+        "AP_begin_voltage": value(begin_v, has_begin),
+        "AP_amplitude": value(peak_v - begin_v, in_stimulus & has_begin),
+        "AP_duration_half_width": value(width, has_width),
+        "AHP_depth_abs": value(ahp_v, has_ahp),
+        "AHP_depth": value(ahp_v - voltage_base, has_ahp & jnp.any(base_window)),
+        "all_ISI_values": value(isi, has_isi),
+        "Spikecount": n_spikes,
+        "mean_frequency": frequency,
+        "ISI_CV": isi_cv,
+        "voltage_base": value(voltage_base, jnp.any(base_window)),
+        "peak_indices": index(peak, spike),
+        "AP_begin_indices": index(begin, has_begin),
+        "min_AHP_indices": index(ahp, has_ahp),
+        "AP_end_indices": index(ap_end, has_end),
+        "AP_rise_indices": index(rise, has_width),
+        "AP_fall_indices": index(fall, has_width),
+    }
+
+
+def _ap_begin(dvdt, peak, spike, ahp, has_ahp, onset, s: FeatureSettings):
+    """The AP begin (eFEL's) of every spike after the onset: `(index, found, eligible)` (module docstring)."""
+    T, K = dvdt.shape[0], peak.shape[0]
+    j = jnp.arange(T)
+    w = s.derivative_window
+    # dV/dt at or below the threshold at j, and at or above it on the `w` samples after j
+    stays = jnp.ones(T, bool)
+    for shift in range(1, w + 1):
+        shifted = jnp.concatenate([dvdt[shift:], jnp.full((shift,), -jnp.inf, dvdt.dtype)])
+        stays = stays & (shifted >= s.derivative_threshold)
+    rises = (dvdt <= s.derivative_threshold) & stays
+    eligible = spike & (peak > onset)
+    # the search of the m-th spike after the onset starts at the m-th entry of [onset - 2, AHPs after the onset]
+    first = jnp.where(onset > 1, onset - 2, jnp.where(onset == 1, 0, onset))
+    (order,) = jnp.nonzero(has_ahp & (ahp > onset), size=K, fill_value=0)
+    n_minima = 1 + jnp.sum(has_ahp & (ahp > onset))
+    minima = jnp.concatenate([first[None], ahp[order]])
+    m = jnp.cumsum(eligible) - 1
+    lower = minima[jnp.clip(m, 0, K)]
+    searched = (j[None, :] >= lower[:, None]) & (j[None, :] < peak[:, None])
+    last, found = _last(searched & rises[None, :])
+    ok = eligible & found & (m < n_minima)
+    return jnp.where(ok, last + 1, 0), ok, eligible
+
+
+def _ap_end(dvdt, peak, eligible, s: FeatureSettings):
+    """The AP end (eFEL's): after the steepest fall before the next spike, the first dV/dt back at the threshold."""
+    T, K = dvdt.shape[0], peak.shape[0]
+    j = jnp.arange(T)[None, :]
+    k = jnp.arange(K)
+    # the next spike after the onset, or the last sample
+    later = eligible[None, :] & (k[None, :] > k[:, None])
+    nxt, has_next = _first(later)
+    stop = jnp.where(has_next, peak[nxt], T - 1)
+    begin = peak + 1
+    window = (j >= begin[:, None]) & (j < stop[:, None])
+    steepest = jnp.argmin(jnp.where(window, dvdt[None, :], jnp.inf), axis=1)
+    back = (j >= steepest[:, None]) & (j < stop[:, None]) & (dvdt[None, :] >= s.down_derivative_threshold)
+    end, found = _first(back)
+    ok = eligible & (begin < stop) & found
+    return jnp.where(ok, end, T - 1), ok
