@@ -94,3 +94,68 @@ def _(ctx):
     path = ctx.tmp / "nan.swc"
     path.write_text("1 1 nan 0 0 5 -1\n2 3 10 0 0 1 1\n")
     return read_swc(path)
+
+
+@case("features.nan-in-trace", "6", r"V \(a missing sample has no features.*must be finite; found 1 NaN")
+def _(ctx):
+    import numpy as np
+
+    from difflab.neuron import spike_features
+
+    ts = np.arange(0.0, 50.0, 0.025)
+    V = np.full_like(ts, -65.0)
+    V[100] = np.nan
+    return spike_features(ts, V, (10.0, 40.0))
+
+
+@case("features.times-not-increasing", "19", r"ts must increase strictly")
+def _(ctx):
+    import numpy as np
+
+    from difflab.neuron import spike_features
+
+    ts = np.arange(0.0, 50.0, 0.025)[::-1]
+    return spike_features(ts, np.full_like(ts, -65.0), (10.0, 40.0))
+
+
+@case("features.unknown-feature", "15", r"scales: unknown feature 'AP_halfwidth'; known: .*AP_duration_half_width")
+def _(ctx):
+    from difflab.neuron import SpikeFeatures
+
+    return SpikeFeatures(scales={"AP_halfwidth": 0.1}, stimulus=(10.0, 40.0))
+
+
+@case("features.scale-zero", "19", r"scales\['AP_amplitude'\] must be a finite number > 0")
+def _(ctx):
+    from difflab.neuron import SpikeFeatures
+
+    return SpikeFeatures(scales={"AP_amplitude": 0.0}, stimulus=(10.0, 40.0))
+
+
+@case("features.stimulus-reversed", "19", r"stimulus must be \(stim_start, stim_end\) in ms with stim_end > stim_start")
+def _(ctx):
+    from difflab.neuron import SpikeFeatures
+
+    return SpikeFeatures(scales={"mean_frequency": 1.0}, stimulus=(40.0, 10.0))
+
+
+@case("features.fit-gappy-recording", "11", check=lambda gap: (gap < 1e-6, f"largest relative error {gap:.2e}"))
+def _(ctx):
+    import warnings
+
+    import numpy as np
+
+    import difflab
+    from difflab.neuron import HodgkinHuxley, SpikeFeatures
+
+    ts = np.arange(0.0, 60.0 + 1e-9, 0.025)
+    protocol = difflab.Step(10.0, 10.0, 50.0)
+    V = np.array(difflab.simulate(HodgkinHuxley.squid_axon(), protocol, ts)["V"])
+    V[40:200] = np.nan  # a gap in the recording, before the step: the features hold the last sample
+    loss = SpikeFeatures(scales={"AP_amplitude": 1.0, "mean_frequency": 1.0}, stimulus=(10.0, 50.0), max_spikes=8)
+    params = {"gNa": difflab.Bounded(80.0, 180.0)}
+    with warnings.catch_warnings():  # noise-free data: the discretisation outweighs the standard errors
+        warnings.simplefilter("ignore", difflab.CalibrationWarning)
+        fit = difflab.calibrate(HodgkinHuxley.squid_axon().replace(gNa=130.0), protocol, {"time": ts, "V": V},
+                                params=params, loss=loss, steps=20, run=difflab.RunOptions(refine=False))  # fmt: skip
+    return abs(float(fit.best["gNa"]) / 120.0 - 1)

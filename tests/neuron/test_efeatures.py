@@ -166,6 +166,8 @@ def test_a_missing_sample_holds_the_last_one_and_a_missing_feature_costs_missing
         (lambda: FeatureSettings(voltage_base_start_perc=1.5), "voltage_base_start_perc"),
         (lambda: FeatureSettings(threshold=float("nan")), "threshold"),
         (lambda: spike_features(TS, np.zeros(10), (0, 1)), "times on its last axis"),
+        (lambda: spike_features(TS, np.where(TS > 5, np.nan, -65.0), (0, 1)), r"V \(a missing sample.*must be finite"),
+        (lambda: spike_features(TS[::-1], np.zeros_like(TS), (0, 1)), "ts must increase strictly"),
         (lambda: spike_features(TS, np.zeros_like(TS), (0, 1), settings="eFEL"), "settings must be"),
         (lambda: spike_features(TS, np.zeros_like(TS), "10-60"), "stimulus must be"),
     ],

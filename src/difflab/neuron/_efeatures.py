@@ -49,7 +49,10 @@ import math
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, ArrayLike, Float
+
+from ..core.internal import check_finite, is_concrete
 
 __all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "spike_features"]
 
@@ -156,6 +159,10 @@ def spike_features(
         raise ValueError(f"V must have the times on its last axis, (..., {ts.shape[-1]}); got {V.shape}, ts {ts.shape}")
     if ts.shape[0] < 4:
         raise ValueError(f"ts must hold at least 4 samples; got {ts.shape[0]}")
+    check_finite(ts, "ts")
+    check_finite(V, "V (a missing sample has no features; SpikeFeatures holds the last measured one)")
+    if is_concrete(ts) and not np.all(np.diff(np.asarray(ts)) > 0):
+        raise ValueError("ts must increase strictly (sample times in ms)")
     batch = V.shape[:-1]
     one = lambda v: _trace(ts, v, start, end, settings, max_spikes, interpolate)  # noqa: E731
     out = jax.vmap(one)(V.reshape(-1, V.shape[-1]))
