@@ -16,6 +16,10 @@ with its onset at `--pulse` ms: the bAP pulse above, and steps of 0.95 nA (the e
 to the end (two and three spikes in 20 ms). The three recordings are fitted with one parameter set
 (`difflab.Comparison(joint=True)`), which is what identifies densities that one spike leaves free.
 
+`--loss features` fits eFEL spike features of the somatic trace instead of the traces
+(`difflab.neuron.SpikeFeatures`, each recording from its onset to `--t-end`): the AP's amplitude, half-width and
+begin voltage, the AHP depth, the mean frequency and the spike count, with the scales of `FEATURE_SCALES`.
+
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
 (compilation included).
@@ -26,6 +30,8 @@ within 2 % of the truth on every parameter the data identify (standard error bel
                                                        # ten, from three protocols jointly
     python benchmarks/l5pc_fit.py --ten --protocols three --pulse 2 --t-end 40 --design
                                                        # what a design identifies: standard errors at the truth
+    python benchmarks/l5pc_fit.py --ten --protocols three --pulse 2 --t-end 20 --design --loss features
+                                                       # what the spike features identify
     python benchmarks/l5pc_fit.py --starts 2 --steps 2 --pulse 2 --t-end 8   # a smoke run
 """
 
@@ -42,7 +48,7 @@ import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
 import difflab  # noqa: E402
-from difflab.neuron import IClamp, l5pc, spike_count  # noqa: E402
+from difflab.neuron import IClamp, SpikeFeatures, l5pc, spike_count  # noqa: E402
 
 SITES = ("soma[0](0.5)", "apic[46](0.7)")
 #: the densities fitted (mS/cm²): the soma's and the axon's sodium and fast potassium channels, and the apical
@@ -52,6 +58,10 @@ FITTED = ("soma.gbar_NaTs2_t", "soma.gbar_SKv3_1", "axon.gbar_NaTa_t", "axon.gba
 #: `--ten`: four more, the axon's transient potassium and persistent sodium, the apical tree's fast potassium and
 #: the soma's high-voltage calcium channel
 MORE = ("axon.gbar_K_Tst", "axon.gbar_Nap_Et2", "apic.gbar_SKv3_1", "soma.gbar_Ca_HVA")
+#: `--loss features`: the features and their scales (mV, ms, Hz, spikes), of the order of the experimental standard
+#: deviations BluePyOpt's L5PC example scores its features with
+FEATURE_SCALES = {"AP_amplitude": 2.0, "AP_duration_half_width": 0.05, "AP_begin_voltage": 1.0, "AHP_depth": 1.0,
+                  "mean_frequency": 2.0, "Spikecount": 1.0}  # fmt: skip
 
 
 def main() -> None:
@@ -69,6 +79,8 @@ def main() -> None:
     parser.add_argument("--design", action="store_true", help="only the standard errors at the truth (no fit)")
     parser.add_argument("--protocols", choices=("bap", "three"), default="bap",
                         help="one pulse (bap) or the pulse and two steps fitted jointly (three)")  # fmt: skip
+    parser.add_argument("--loss", choices=("trace", "features"), default="trace",
+                        help="the traces' mean squared error, or the somatic spike features")  # fmt: skip
     args = parser.parse_args()
     fitted = FITTED + MORE if args.ten else FITTED
 
@@ -103,12 +115,17 @@ def main() -> None:
     starts = {name: (draws[:, k] * truth[name]).tolist() for k, name in enumerate(fitted)}
     run = difflab.RunOptions(strategy="multistart", refine=False, progress=True)
     compare = difflab.Comparison(observe=observe, variables=list(SITES), joint=True)
+    loss = "mse"
+    if args.loss == "features":
+        loss = SpikeFeatures(scales=FEATURE_SCALES, stimulus=(args.pulse, args.t_end), variable=SITES[0], max_spikes=8)
+        compare = difflab.Comparison(observe=observe, variables=[SITES[0]], joint=True)
     if args.design:  # the standard errors of the densities at the truth: what the recordings can identify
         at_truth = difflab.calibrate(
             cell,
             clamps,
             data,
             params=bounds,
+            loss=loss,
             compare=compare,
             steps=0,
             options=options,
@@ -119,14 +136,16 @@ def main() -> None:
             f"{n} {100 * float(at_truth.stderr[n]) / truth[n]:.2f} %" for n in fitted))  # fmt: skip
         return
     t = time.perf_counter()
-    fit = difflab.calibrate(cell, clamps, data, params=bounds, compare=compare, starts=starts, steps=args.steps,
-                            optimizer="lm", options=options, run=run)  # fmt: skip
+    fit = difflab.calibrate(cell, clamps, data, params=bounds, loss=loss, compare=compare, starts=starts,
+                            steps=args.steps, optimizer="lm", options=options, run=run)  # fmt: skip
     wall = time.perf_counter() - t
 
     se = {name: float(fit.stderr[name]) / truth[name] for name in fitted}
     identified = [name for name in fitted if se[name] < 0.05]
-    print(f"wall {wall:.1f} s ({wall / 60:.1f} min), {fit.steps} steps, best loss {float(fit.losses.min()):.4f} mV² "
-          f"(noise variance {args.noise**2:g})")  # fmt: skip
+    print(
+        f"wall {wall:.1f} s ({wall / 60:.1f} min), {fit.steps} steps, best loss {float(fit.losses.min()):.4f} "
+        + ("(squared z-scores)" if args.loss == "features" else f"mV² (noise variance {args.noise**2:g})")
+    )
     print("best fit: " + ", ".join(f"{n} {float(fit.best[n]):.5g} (truth {truth[n]:.5g}, SE {100 * se[n]:.2f} %)"
                                    for n in fitted))  # fmt: skip
     final = {name: fit.history[name].isel(step=-1).values.reshape(-1) for name in fitted}
