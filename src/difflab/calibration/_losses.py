@@ -37,7 +37,9 @@ class AbstractLoss(eqx.Module):
         raise TypeError(f"{type(self).__name__} is not a least-squares loss")
 
     def with_times(self, ts: Array) -> AbstractLoss:
-        """This loss given the data's sample times, for a loss that reads them and was built without (`ts=None`)."""
+        """This loss given the data's sample times, if it reads them (a field `ts`) and was built without."""
+        if getattr(self, "ts", False) is None:
+            return eqx.tree_at(lambda l: l.ts, self, ts, is_leaf=lambda x: x is None)
         return self
 
 
@@ -101,9 +103,6 @@ class SpikeTimes(AbstractLoss):
     ts: Array | None = None
 
     least_squares = True
-
-    def with_times(self, ts):
-        return self if self.ts is not None else eqx.tree_at(lambda l: l.ts, self, ts, is_leaf=lambda x: x is None)
 
     def _crossings(self, v, refractory=0.0):
         """`first_crossings` of every trace of `v` `(time, ...)`: times and found, `(traces, max_spikes)`."""

@@ -100,9 +100,6 @@ class SpikeFeatures(AbstractLoss):
         if isinstance(m, bool) or not isinstance(m, int | float) or not (math.isfinite(m) and m > 0):
             raise ValueError(f"missing must be a finite number > 0 (a residual); got {m!r}")
 
-    def with_times(self, ts):
-        return self if self.ts is not None else eqx.tree_at(lambda l: l.ts, self, ts, is_leaf=lambda x: x is None)
-
     def features(self, v: Array) -> Array:
         """The compared features of the traces `v` `(time, ...)`: `(traces, features)`, NaN where there is none."""
         if self.ts is None:
