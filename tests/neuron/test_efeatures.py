@@ -146,10 +146,11 @@ def test_a_missing_sample_holds_the_last_one_and_a_missing_feature_costs_missing
     mask = {"V": jnp.asarray(np.isfinite(gappy))}
     r = loss.residuals({"V": jnp.asarray(v)}, {"V": jnp.asarray(gappy)}, mask)
     np.testing.assert_allclose(np.asarray(r), 0.0, atol=1e-12)
-    flat = jnp.full_like(jnp.asarray(v), -65.0)  # a prediction without spikes: both features missing... but the rate
+    flat = jnp.full_like(jnp.asarray(v), -65.0)  # a prediction without spikes: no amplitude, a rate of 0 Hz
     r = np.asarray(loss.residuals({"V": flat}, {"V": jnp.asarray(gappy)}, mask))
     rate = float(features(t, v, (10.0, 60.0))["mean_frequency"])
-    np.testing.assert_allclose(r, [250.0, -rate])  # AP_amplitude missing; mean_frequency 0 Hz against the data's
+    # AP_amplitude missing; mean_frequency 0 Hz against the data's; each over the square root of the 2 features
+    np.testing.assert_allclose(r, np.array([250.0, -rate]) / np.sqrt(2))
     assert int(loss.count({"V": jnp.asarray(gappy)}, mask)) == 2
 
 

@@ -8,13 +8,15 @@ wherever the spikes keep their number. [`SpikeFeatures`][difflab.neuron.SpikeFea
 the features of [`spike_features`][difflab.neuron.spike_features] refined between samples so that it has
 gradients:
 
-$$L = \sum_{\text{traces}} \sum_f r_f^2, \qquad r_f = \frac{\hat F_f - F_f}{s_f},$$
+$$L = \frac1n \sum_{\text{traces}} \sum_f z_f^2, \qquad z_f = \frac{\hat F_f - F_f}{s_f},$$
 
-with $F_f$ a per-trace feature, or the mean over a trace's spikes of a per-spike one (BluePyOpt's convention), and
-$s_f$ its scale (the experimental standard deviation, in the feature's units). A feature the data do not have (no
-spike, fewer than three for `ISI_CV`) is left out; one the data have but the prediction lacks costs `missing`
-(BluePyOpt's `max_score`, 250). A least-squares loss: Levenberg–Marquardt fits it and the fit reports standard
-errors.
+with $F_f$ a per-trace feature, or the mean over a trace's spikes of a per-spike one (BluePyOpt's convention),
+$s_f$ its scale (the experimental standard deviation, in the feature's units) and $n$ the number of features the
+data have. A feature the data do not have (no spike, fewer than three for `ISI_CV`) is left out; one the data have
+but the prediction lacks scores $z_f$ = `missing` (BluePyOpt's `max_score`, 250). A least-squares loss with
+residuals $z_f/\sqrt n$, as the trace MSE's are $(\hat y_i - y_i)/\sqrt n$: Levenberg–Marquardt fits it, the
+fit reports standard errors, and its residual variance is the mean squared z-score (1 where the scales are the
+features' standard deviations).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class SpikeFeatures(AbstractLoss):
         variable: the membrane potential's name (mV).
         settings: eFEL's thresholds ([`FeatureSettings`][difflab.neuron.FeatureSettings]).
         max_spikes: spikes measured per trace (static); more are counted but not measured.
-        missing: the residual of a feature the data have and the prediction lacks.
+        missing: the z-score of a feature the data have and the prediction lacks.
         ts: the data's sample times (ms); [`calibrate`][difflab.calibrate] gives them.
 
     A variable with axes after time (several recordings fitted jointly) is a trace per index; a missing sample
@@ -128,7 +130,8 @@ class SpikeFeatures(AbstractLoss):
         both = has_data & has_pred
         r = jnp.where(both, (jnp.where(both, predicted, 0) - jnp.where(both, observed, 0)) / scale[None, :], 0)
         r = jnp.where(has_data & ~has_pred, jnp.asarray(self.missing, r.dtype), r)
-        return jnp.ravel(r)
+        n = jnp.maximum(jnp.sum(has_data), 1).astype(r.dtype)
+        return jnp.ravel(r) / jnp.sqrt(n)
 
     def __call__(self, pred, data, mask):
         return jnp.sum(self.residuals(pred, data, mask) ** 2)
