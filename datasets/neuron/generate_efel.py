@@ -5,10 +5,10 @@
 Each case is a NEURON trace of this folder or of `datasets/hh`, taken on a uniform grid whose times are all
 sample times of the file (no resampling), and given to eFEL with `interp_step` equal to that grid's step, so that
 eFEL's own linear interpolation returns the samples (to within 1e-5 mV: eFEL adds up its grid, so its times
-drift by ~1e-9 ms; the deviation is recorded per case). eFEL's other settings are its
-defaults (Threshold -20 mV, DerivativeThreshold 10 mV/ms, DerivativeWindow 3, DownDerivativeThreshold -12 mV/ms,
-voltage_base_start_perc 0.9). Writes `efel_features.json`: per case the source, the grid, the stimulus window and
-eFEL's values of the features below (index features as sample indices of the grid).
+drift by ~1e-9 ms; the deviation is recorded per case). eFEL's other settings are its defaults (Threshold -20 mV,
+DerivativeThreshold 10 mV/ms, DerivativeWindow 3, DownDerivativeThreshold -12 mV/ms, voltage_base_start_perc 0.9,
+sahp_start 5 ms, ignore_first_ISI). Writes `efel_features.json`: per case the source, the grid, the stimulus
+window and eFEL's values of the features below (index features as sample indices of the grid).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ FEATURES = [
     "peak_indices", "peak_time", "peak_voltage", "AP_begin_indices", "AP_amplitude", "AP_end_indices",
     "AP_rise_indices", "AP_fall_indices", "AP_duration_half_width", "min_AHP_indices", "min_AHP_values",
     "AHP_depth", "AHP_depth_abs", "voltage_base", "all_ISI_values", "ISI_CV", "mean_frequency", "Spikecount",
+    "AP_height", "AP_width", "AHP_depth_abs_slow", "AHP_slow_time", "time_to_first_spike", "doublet_ISI",
+    "adaptation_index2", "maximum_voltage_from_voltagebase",
 ]  # fmt: skip
 # name: (file, variable, selection, grid step ms, stimulus window ms)
 CASES = {

@@ -80,14 +80,17 @@ def test_interpolated_features_stay_within_a_sample_of_efel(measured, name):
     step, dv = CASES[name]["grid_step"], np.max(np.abs(np.diff(v)))
     ref = CASES[name]["features"]
     bounds = {"peak_time": step, "all_ISI_values": 2 * step, "AP_duration_half_width": 2 * step,
-              "peak_voltage": dv, "AP_amplitude": 2 * dv, "AHP_depth": dv}  # fmt: skip
+              "AP_width": 2 * step, "time_to_first_spike": step, "doublet_ISI": 2 * step, "peak_voltage": dv,
+              "AP_amplitude": 2 * dv, "AHP_depth": dv, "AHP_depth_abs_slow": dv, "AHP_slow_time": 0.01}  # fmt: skip
     for feature, bound in bounds.items():
         r = np.asarray(ref[feature])
-        gap = np.abs(np.asarray(got[feature])[: r.size] - r)
+        gap = np.abs(np.atleast_1d(np.asarray(got[feature]))[: r.size] - r)
         assert np.all(gap <= bound), (feature, gap.max(), bound)
     # the per-trace features of smooth times
     assert abs(float(got["mean_frequency"]) - ref["mean_frequency"][0]) < 1e-3 * ref["mean_frequency"][0]
     assert abs(float(got["ISI_CV"]) - ref["ISI_CV"][0]) < 1e-3
+    assert abs(float(got["adaptation_index2"]) - ref["adaptation_index2"][0]) < 1e-3
+    assert abs(float(got["maximum_voltage_from_voltagebase"]) - ref["maximum_voltage_from_voltagebase"][0]) < 1e-8
 
 
 STEP = difflab.Step(10.0, 10.0, 60.0)
@@ -157,7 +160,7 @@ def test_a_missing_sample_holds_the_last_one_and_a_missing_feature_costs_missing
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: SpikeFeatures(scales={"AP_width": 1.0}, stimulus=(0, 1)), "unknown feature 'AP_width'"),
+        (lambda: SpikeFeatures(scales={"AP_halfwidth": 1.0}, stimulus=(0, 1)), "unknown feature 'AP_halfwidth'"),
         (lambda: SpikeFeatures(scales={"AP_amplitude": 0.0}, stimulus=(0, 1)), r"scales\['AP_amplitude'\]"),
         (lambda: SpikeFeatures(scales={}, stimulus=(0, 1)), "scales must be a non-empty dict"),
         (lambda: SpikeFeatures(scales={"ISI_CV": 0.1}, stimulus=(5, 1)), "stimulus must be"),

@@ -22,6 +22,14 @@ Hay et al. 2011 among them, are fitted to. Its features are defined on the sampl
 - **all_ISI_values** (differences of `peak_time`); **ISI_CV**, their standard deviation with `n − 1` over their
   mean, without the first ISI by default (two ISIs at least); **mean_frequency** `1000 · n / (t_last − stim_start)`
   Hz over the `n` peaks within the stimulus (0 Hz without one, where eFEL has no value); **Spikecount**.
+- **AP_height** (`peak_voltage`); **AP_width**: from the first sample at or above `threshold` after the previous
+  AHP (the first spike: after the trace's start) to the next one at or below it, before the spike's own AHP.
+- **AHP_depth_abs_slow** (entry k: the lowest sample from `sahp_start` after spike k + 1 to spike k + 2) and
+  **AHP_slow_time** (its time after spike k + 1, as a fraction of their interval).
+- **time_to_first_spike** (`peak_time[0] − stim_start`), **doublet_ISI** (the first ISI),
+  **adaptation_index2** (the mean of `(ISIᵢ₊₁ − ISIᵢ)/(ISIᵢ₊₁ + ISIᵢ)` over the ISIs of the spikes within the
+  stimulus but its first; four spikes at least), **maximum_voltage_from_voltagebase** (the largest sample in
+  `[stim_start, stim_end)` less the voltage base): with the above, the features of BluePyOpt's L5PC example.
 
 eFEL first resamples a trace linearly at `interp_step` (0.1 ms by default);
 [`spike_features`][difflab.neuron.spike_features] works on the samples it is given. For eFEL's numbers, give it
@@ -66,9 +74,14 @@ PER_SPIKE = (
     "AP_duration_half_width",
     "AHP_depth_abs",
     "AHP_depth",
+    "AP_height",
+    "AP_width",
+    "AHP_depth_abs_slow",
+    "AHP_slow_time",
 )
 #: Features with one value per trace.
-PER_TRACE = ("Spikecount", "mean_frequency", "ISI_CV", "voltage_base")
+PER_TRACE = ("Spikecount", "mean_frequency", "ISI_CV", "voltage_base", "time_to_first_spike", "doublet_ISI",
+             "adaptation_index2", "maximum_voltage_from_voltagebase")  # fmt: skip
 #: Sample indices of the picks (`-1` where none), as eFEL names them.
 INDICES = ("peak_indices", "AP_begin_indices", "min_AHP_indices", "AP_end_indices", "AP_rise_indices",
            "AP_fall_indices")  # fmt: skip
@@ -96,6 +109,7 @@ class FeatureSettings(eqx.Module):
             `voltage_base_start_perc`).
         ignore_first_ISI: `ISI_CV` leaves out the first interspike interval (eFEL `ignore_first_ISI`), which an
             adapting cell makes much shorter than the rest.
+        sahp_start: the slow AHP is searched from this long after a spike (ms; eFEL `sahp_start`).
     """
 
     threshold: float = eqx.field(static=True, default=-20.0)
@@ -104,11 +118,13 @@ class FeatureSettings(eqx.Module):
     down_derivative_threshold: float = eqx.field(static=True, default=-12.0)
     voltage_base_start_perc: float = eqx.field(static=True, default=0.9)
     ignore_first_ISI: bool = eqx.field(static=True, default=True)
+    sahp_start: float = eqx.field(static=True, default=5.0)
 
     def __check_init__(self):
         if not isinstance(self.ignore_first_ISI, bool):
             raise ValueError(f"FeatureSettings ignore_first_ISI must be True or False; got {self.ignore_first_ISI!r}")
-        for name in ("threshold", "derivative_threshold", "down_derivative_threshold", "voltage_base_start_perc"):
+        for name in ("threshold", "derivative_threshold", "down_derivative_threshold", "voltage_base_start_perc",
+                     "sahp_start"):  # fmt: skip
             _real(name, getattr(self, name))
         window = self.derivative_window
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
@@ -319,7 +335,20 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
     def index(x, ok):
         return jnp.where(ok, x, -1)
 
+    width_at_threshold, has_threshold_width = _threshold_width(t, v, ahp, has_ahp, s.threshold, interpolate)
+    slow, slow_time, has_slow = _slow_ahp(t, v, peak, peak_time, spike, s.sahp_start, interpolate)
+    adaptation = _adaptation_index2(peak_time, in_stimulus)
+    stim_window = (t >= start) & (t < jnp.minimum(end, t[-1]))
+    maximum = jnp.max(jnp.where(stim_window, v, -jnp.inf))
     return {
+        "AP_height": value(peak_v, spike),
+        "AP_width": value(width_at_threshold, has_threshold_width),
+        "AHP_depth_abs_slow": value(slow, has_slow),
+        "AHP_slow_time": value(slow_time, has_slow),
+        "time_to_first_spike": value(peak_time[0] - start, spike[0]),
+        "doublet_ISI": value(isi[0], has_isi[0]),
+        "adaptation_index2": adaptation,
+        "maximum_voltage_from_voltagebase": value(maximum - voltage_base, jnp.any(stim_window) & jnp.any(base_window)),
         "peak_time": value(peak_time, spike),
         "peak_voltage": value(peak_v, spike),
         "AP_begin_time": value(begin_time, has_begin),
@@ -340,6 +369,49 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
         "AP_rise_indices": index(rise, has_width),
         "AP_fall_indices": index(fall, has_width),
     }
+
+
+def _threshold_width(t, v, ahp, has_ahp, threshold, interpolate: bool):
+    """`AP_width` (eFEL's) of every spike with an AHP, and whether it has one (module docstring)."""
+    rows = jnp.arange(v.shape[0])[None, :]
+    since = jnp.concatenate([jnp.zeros(1, ahp.dtype), ahp[:-1]])
+    window = has_ahp[:, None] & (rows >= since[:, None]) & (rows < ahp[:, None])
+    above, below = v[None, :] >= threshold, v[None, :] <= threshold
+    onset, _ = _first(window & above)
+    onset = jnp.where(jnp.any(window & above, axis=1), onset, ahp)
+    end, ended = _first(window & below & (rows >= onset[:, None]))
+    end = jnp.where(ended, end, ahp)
+    width = t[end] - t[onset]
+    if interpolate:  # the crossings of the threshold, between the samples before and at the picks
+        width = _crossing(t, v, end - 1, threshold)[0] - _crossing(t, v, onset - 1, threshold)[0]
+    return width, has_ahp
+
+
+def _slow_ahp(t, v, peak, peak_time, spike, sahp_start, interpolate: bool):
+    """`AHP_depth_abs_slow`, `AHP_slow_time` (eFEL's; entry k from spikes k + 1 and k + 2) and which entries exist."""
+    T = v.shape[0]
+    rows = jnp.arange(T)[None, :]
+    a, b = jnp.roll(peak, -1), jnp.roll(peak, -2)
+    has = spike & jnp.roll(spike, -2) & (jnp.arange(peak.shape[0]) < peak.shape[0] - 2)
+    after = (rows >= a[:, None]) & (rows < b[:, None]) & (t[None, :] >= (t[a] + sahp_start)[:, None])
+    index = jnp.argmin(jnp.where(after, v[None, :], jnp.inf), axis=1)
+    index = jnp.where(jnp.any(after, axis=1), index, b)
+    when, depth = _vertex(t, v, index) if interpolate else (t[index], v[index])
+    ta, tb = jnp.roll(peak_time, -1), jnp.roll(peak_time, -2)
+    return depth, (when - ta) / jnp.where(has, tb - ta, 1), has
+
+
+def _adaptation_index2(peak_time, in_stimulus):
+    """`adaptation_index2` (eFEL's, module docstring); NaN with fewer than four spikes within the stimulus."""
+    m = jnp.sum(in_stimulus)
+    rank = jnp.cumsum(in_stimulus)
+    kept = in_stimulus & (rank >= 2)  # the spikes within the stimulus but the first
+    has_isi = kept[1:] & kept[:-1]
+    isi = jnp.where(has_isi, peak_time[1:] - peak_time[:-1], 1)
+    pair = has_isi[1:] & has_isi[:-1]
+    terms = jnp.where(pair, (isi[1:] - isi[:-1]) / (isi[1:] + isi[:-1]), 0)
+    n = jnp.maximum(jnp.sum(pair), 1).astype(peak_time.dtype)
+    return jnp.where(m >= 4, jnp.sum(terms) / n, jnp.nan)
 
 
 def _ap_begin(dvdt, peak, spike, ahp, has_ahp, onset, s: FeatureSettings):

@@ -32,7 +32,7 @@ from ..calibration import AbstractLoss
 from ._efeatures import PER_SPIKE, PER_TRACE, FeatureSettings, spike_features
 
 #: The features `SpikeFeatures` compares (a spike's time alone is no shape feature: `SpikeTimes` fits those).
-FITTED = ("AP_begin_voltage", "AP_amplitude", "AP_duration_half_width", "AHP_depth_abs", "AHP_depth", *PER_TRACE)
+FITTED = tuple(f for f in (*PER_SPIKE, *PER_TRACE) if f not in ("peak_time", "AP_begin_time"))
 
 
 def _as_scales(scales) -> tuple[tuple[str, float], ...]:
@@ -67,9 +67,8 @@ class SpikeFeatures(AbstractLoss):
     Args:
         scales: `{feature: s_f}`, the features compared and the spread of each (its units: mV for
             `AP_amplitude` and `AHP_depth`, ms for `AP_duration_half_width`, Hz for `mean_frequency`, 1 for
-            `ISI_CV`, a count for `Spikecount`). The features: `AP_begin_voltage`, `AP_amplitude`,
-            `AP_duration_half_width`, `AHP_depth_abs`, `AHP_depth`, `Spikecount`, `mean_frequency`, `ISI_CV`,
-            `voltage_base`.
+            `ISI_CV`, a count for `Spikecount`). The features: those of
+            [`spike_features`][difflab.neuron.spike_features] but the times of the peaks and AP begins (`FITTED`).
         stimulus: `(stim_start, stim_end)` (ms) of the recording's current step.
         variable: the membrane potential's name (mV).
         settings: eFEL's thresholds ([`FeatureSettings`][difflab.neuron.FeatureSettings]).
