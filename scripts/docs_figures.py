@@ -35,6 +35,7 @@ FIGURES = {
     ("plotting.md", "Calibration"): "plotting_calibration",
     ("plotting.md", "Sweeps"): "plotting_sweep",
     ("plotting.md", "F–I curves"): "plotting_fi_curve",
+    ("plotting.md", "Spike features"): "plotting_spike_features",
     ("plotting.md", "Quantum states"): "plotting_quantum",
     ("posterior.md", "A straight line (exact posterior known)"): "posterior_line",
     ("sensitivity.md", "Sobol' indices"): "sensitivity_sobol",

@@ -1,4 +1,4 @@
-"""Plots one call away: fits, posteriors, sweeps, sensitivities, F–I curves, cells, reflector, quantum, circuits.
+"""Plots one call away: fits, posteriors, sweeps, sensitivities, F–I curves, spikes, cells, reflector, quantum.
 
 Every function draws into a matplotlib `Axes` (or `Figure`) passed as `ax=` / `fig=`, or into a new one, and
 returns it; axes are labelled with names and units read from the data's `units` attributes. matplotlib is imported
@@ -22,5 +22,6 @@ from ._quantum import bloch as bloch
 from ._quantum import populations as populations
 from ._reflector import reflector as reflector
 from ._sensitivity import sensitivity as sensitivity
+from ._spikes import spike_features as spike_features
 from ._sweep import sweep as sweep
 from ._trajectory import trajectory as trajectory
