@@ -1,12 +1,17 @@
 """sweep on dy/dt = -k y: grid and sampled designs, exact observables, chunks on disk that resume."""
 
 import dask.array
+import diffrax
 import numpy as np
 import pytest
 import xarray as xr
 from _systems import Decay
 
+import difflab
 from difflab.ensembles import Grid, LatinHypercube, RandomDesign, Sobol, sweep
+from difflab.ensembles._chunks import _with_partials
+from difflab.ensembles._ensemble import make_batch, shared_fixed_step
+from difflab.neuron import HodgkinHuxley
 
 TS = np.linspace(0.0, 2.0, 5)
 
@@ -192,3 +197,26 @@ def test_derivatives_are_the_exact_partials_of_the_observables():
     k, y0 = ds["k"].values, ds["y0"].values
     np.testing.assert_allclose(ds["d_final"].sel(parameter="k"), -2 * y0 * np.exp(-2 * k), rtol=1e-8)
     np.testing.assert_allclose(ds["d_final"].sel(parameter="y0"), np.exp(-2 * k), rtol=1e-8)
+
+
+def test_fixed_step_derivatives_run_on_the_plain_sweeps_loop_and_step():
+    """The squid axon's forward-mode partials: on the fixed-step scan at the members' shared step (resolved from the
+    concrete values; traced, it would force diffrax's while loop), the values equal the plain sweep's and the
+    partials central differences (h = 1e-4 of each interval) to 2e-6 relative."""
+    cell, step, ts = HodgkinHuxley.squid_axon(), difflab.Step(10.0, 2.0, 12.0), np.arange(0.0, 12.0 + 1e-9, 0.1)
+    values = {"gNa": np.array([114.0, 120.0, 126.0]), "celsius": np.array([6.3, 7.3, 8.3])}
+    batch = make_batch(cell, **values)
+    assert shared_fixed_step(batch, step) == 0.0390625  # 5/128 ms: celsius 8.3 halves the default step
+    assert shared_fixed_step(batch, step, dt0=0.01) is None  # given: the caller's
+    assert shared_fixed_step(batch, step, stepsize_controller=diffrax.PIDController(rtol=1e-6, atol=1e-6)) is None
+    peak = (("peak", lambda traj: traj["V"].max()),)
+    full, got, partials = _with_partials(cell, step, ts, values, peak, {})
+    assert dict(full.provenance)["loop"] == "scan"
+    plain = sweep(cell, step, ts, Grid(**{k: list(v) for k, v in values.items()}), {"peak": peak[0][1]}, progress=False)
+    diagonal = plain["peak"].values.reshape(3, 3)[np.arange(3), np.arange(3)]  # the grid holds the three points
+    np.testing.assert_allclose(np.asarray(got["peak"]), diagonal, rtol=1e-13)
+    for j, (name, h) in enumerate((("gNa", 1.2e-3), ("celsius", 2e-4))):
+        up = {k: v + (h if k == name else 0.0) for k, v in values.items()}
+        down = {k: v - (h if k == name else 0.0) for k, v in values.items()}
+        run = lambda v: np.asarray(difflab.run_ensemble(make_batch(cell, **v), step, ts)["V"].max(axis=1))  # noqa: E731
+        np.testing.assert_allclose(np.asarray(partials["peak"])[j], (run(up) - run(down)) / (2 * h), rtol=2e-6)

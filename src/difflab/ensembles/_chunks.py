@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 from ..data.internal import dataset_checksum
-from ._ensemble import make_batch, run_ensemble
+from ._ensemble import make_batch, run_ensemble, shared_fixed_step
 
 __all__ = ["chunk_path", "derivative_name", "finish_chunk", "run_chunk"]
 
@@ -86,6 +86,10 @@ def _with_partials(model, protocol, ts, values, fns, ensemble_kwargs):
     The solve is differentiated with `diffrax.ForwardMode` unless another adjoint was chosen.
     """
     kwargs = {"adjoint": diffrax.ForwardMode(), **ensemble_kwargs}
+    # the members' fixed step from the concrete values: traced, it would rule out the fixed-step scan
+    step = shared_fixed_step(make_batch(model, **values), protocol, **ensemble_kwargs)
+    if step is not None:
+        kwargs["dt0"] = step
     primals = {k: jnp.asarray(v, dtype=float) for k, v in values.items()}
     n = len(next(iter(primals.values())))
     basis = {k: jnp.stack([jnp.full(n, float(j == k)) for j in primals]) for k in primals}

@@ -235,6 +235,24 @@ def _resolve_strategy(strategy, adaptive, y0) -> str:
     return default_strategy(adaptive=adaptive, state_size=size)
 
 
+def shared_fixed_step(batch, protocol, options=None, **simulate_kwargs) -> float | None:
+    """The one fixed step `run_ensemble` gives every member of `batch` (concrete parameters), else `None`.
+
+    `None` where the step is adaptive, given (`dt0`) or differs between members. For a caller that traces the
+    parameters afterwards (forward-mode derivatives): their step is then a traced value, which rules out the
+    fixed-step scan, so the caller passes this step, resolved while the values are concrete, as `dt0`. The
+    default step is piecewise constant in the parameters, so the solution and its derivatives are the same.
+    """
+    solve, _ = split_solve_keywords(simulate_kwargs)
+    opts = merge_options(options, solve, "run_ensemble")
+    if opts.dt0 is not None:
+        return None
+    controller = opts.controller(member(batch, 0).default_stepsize_controller())
+    if isinstance(controller, diffrax.AbstractAdaptiveStepSizeController):
+        return None
+    return _shared_dt0(batch, protocol, controller)
+
+
 def _shared_dt0(batch, protocol, controller):
     """The members' default fixed step when they all share it, else ``None`` (each member then resolves its own)."""
     steps = batch.default_dt0()
