@@ -39,12 +39,13 @@ against eFEL 5.7 on NEURON traces).
 **Interpolated, differentiable features** (`interpolate=True`, the default). A sample picked by a comparison has
 no derivative with respect to the parameters that moved it, so eFEL's half-width, peak time and ISIs are step
 functions of the model's parameters. With `interpolate=True` each pick is refined between samples: the peak and
-the AHP minimum at the vertex of the parabola through the picked sample and its two neighbours, the AP begin where
-the linearly interpolated dV/dt crosses `derivative_threshold`, and the half-width between the linearly
+the AHP minima (fast and slow) at the vertex of the parabola through the picked sample and its two neighbours, the
+AP begin where the linearly interpolated dV/dt crosses `derivative_threshold`, the half-width between the linearly
 interpolated crossings of the half height (the last upward crossing before the peak, the first downward one after
-it). Each refined value differs from eFEL's by less than a sample interval's worth (a time by at most one interval,
-a voltage by at most its change over one interval) and is smooth in `V`, so the features can be fitted by gradient
-(`SpikeFeatures`).
+it) and `AP_width` between those of the threshold. Each refined value differs from eFEL's by less than a sample
+interval's worth (a time by at most one interval, a width by two, a voltage by at most its change over one
+interval) and is smooth in `V`, so the features can be fitted by gradient (`SpikeFeatures`). The maximum voltage
+stays the largest sample.
 
 Reference: eFEL, https://github.com/BlueBrain/eFEL (feature definitions in its documentation, eFeatures); Van
 Geit et al., Front. Neuroinform. 10:17 (2016) for BluePyOpt.
