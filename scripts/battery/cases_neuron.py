@@ -159,3 +159,17 @@ def _(ctx):
         fit = difflab.calibrate(HodgkinHuxley.squid_axon().replace(gNa=130.0), protocol, {"time": ts, "V": V},
                                 params=params, loss=loss, steps=20, run=difflab.RunOptions(refine=False))  # fmt: skip
     return abs(float(fit.best["gNa"]) / 120.0 - 1)
+
+
+@case("features.stimulus-after-recording", "19", r"stimulus \(700.0, 2700.0\) \(ms\) does not overlap the samples")
+def _(ctx):
+    import numpy as np
+
+    import difflab
+    from difflab.neuron import HodgkinHuxley, SpikeFeatures
+
+    ts = np.arange(0.0, 20.0 + 1e-9, 0.025)
+    V = np.asarray(difflab.simulate(HodgkinHuxley.squid_axon(), difflab.Step(10.0, 2.0, 18.0), ts)["V"])
+    loss = SpikeFeatures(scales={"AP_amplitude": 1.0}, stimulus=(700.0, 2700.0))  # Step1's window on 20 ms of data
+    return difflab.calibrate(HodgkinHuxley.squid_axon(), difflab.Step(10.0, 2.0, 18.0), {"time": ts, "V": V},
+                             params={"gNa": difflab.Bounded(80.0, 180.0)}, loss=loss, steps=1)  # fmt: skip

@@ -174,6 +174,8 @@ def test_a_missing_sample_holds_the_last_one_and_a_missing_feature_costs_missing
         (lambda: spike_features(TS[::-1], np.zeros_like(TS), (0, 1)), "ts must increase strictly"),
         (lambda: spike_features(TS, np.zeros_like(TS), (0, 1), settings="eFEL"), "settings must be"),
         (lambda: spike_features(TS, np.zeros_like(TS), "10-60"), "stimulus must be"),
+        (lambda: spike_features(TS, np.zeros_like(TS), (100.0, 200.0)), r"does not overlap the samples, 0 to 70 ms"),
+        (lambda: SpikeFeatures(scales={"ISI_CV": 0.1}, stimulus=(80, 90)).with_times(jnp.asarray(TS)), "overlap"),
     ],
 )
 def test_bad_input_is_refused_by_name(call, message):

@@ -63,7 +63,7 @@ from jaxtyping import Array, ArrayLike, Float
 
 from ..core.internal import check_finite, is_concrete
 
-__all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "spike_features"]
+__all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "check_stimulus_within", "spike_features"]
 
 #: Features with one value per spike (`(..., max_spikes)`, NaN where a spike has none).
 PER_SPIKE = (
@@ -180,6 +180,8 @@ def spike_features(
     check_finite(V, "V (a missing sample has no features; SpikeFeatures holds the last measured one)")
     if is_concrete(ts) and not np.all(np.diff(np.asarray(ts)) > 0):
         raise ValueError("ts must increase strictly (sample times in ms)")
+    if is_concrete(ts):
+        check_stimulus_within((start, end), np.asarray(ts))
     batch = V.shape[:-1]
     one = lambda v: _trace(ts, v, start, end, settings, max_spikes, interpolate)  # noqa: E731
     out = jax.vmap(one)(V.reshape(-1, V.shape[-1]))
@@ -194,6 +196,16 @@ def _stimulus(stimulus) -> tuple[float, float]:
     if not (math.isfinite(start) and math.isfinite(end) and end > start):
         raise ValueError(f"stimulus must be (stim_start, stim_end) in ms with stim_end > stim_start; got {stimulus!r}")
     return start, end
+
+
+def check_stimulus_within(stimulus: tuple[float, float], ts: np.ndarray) -> None:
+    """Refuse a stimulus window that does not overlap the sample times (ms): no feature could be measured."""
+    start, end = stimulus
+    if start >= ts[-1] or end <= ts[0]:
+        raise ValueError(
+            f"stimulus {stimulus} (ms) does not overlap the samples, {float(ts[0]):g} to {float(ts[-1]):g} ms: "
+            "no feature could be measured (a window beyond the recording, or in other units?)"
+        )
 
 
 def _first(mask: Array, axis: int = -1) -> tuple[Array, Array]:

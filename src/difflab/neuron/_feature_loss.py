@@ -26,10 +26,12 @@ import math
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array
 
 from ..calibration import AbstractLoss
-from ._efeatures import PER_SPIKE, PER_TRACE, FeatureSettings, spike_features
+from ..core.internal import is_concrete
+from ._efeatures import PER_SPIKE, PER_TRACE, FeatureSettings, check_stimulus_within, spike_features
 
 #: The features `SpikeFeatures` compares (a spike's time alone is no shape feature: `SpikeTimes` fits those).
 FITTED = tuple(f for f in (*PER_SPIKE, *PER_TRACE) if f not in ("peak_time", "AP_begin_time"))
@@ -100,6 +102,14 @@ class SpikeFeatures(AbstractLoss):
         m = self.missing
         if isinstance(m, bool) or not isinstance(m, int | float) or not (math.isfinite(m) and m > 0):
             raise ValueError(f"missing must be a finite number > 0 (a residual); got {m!r}")
+        if self.ts is not None and is_concrete(self.ts):
+            check_stimulus_within(self.stimulus, np.asarray(self.ts))
+
+    def with_times(self, ts):
+        out = super().with_times(ts)
+        if out.ts is not None and is_concrete(out.ts):  # a window off the recording would leave every feature out
+            check_stimulus_within(out.stimulus, np.asarray(out.ts))
+        return out
 
     def features(self, v: Array) -> Array:
         """The compared features of the traces `v` `(time, ...)`: `(traces, features)`, NaN where there is none."""
