@@ -153,7 +153,10 @@ def spike_features(
         stimulus: `(stim_start, stim_end)` (ms): the window of `AP_amplitude` and `mean_frequency`, and the
             onset that ends the voltage base and starts the search for the first AP begin.
         settings: eFEL's thresholds ([`FeatureSettings`][difflab.neuron.FeatureSettings]; eFEL's defaults).
-        max_spikes: spikes measured per trace (static; later spikes are counted by `Spikecount` only).
+        max_spikes: spikes measured per trace (static; later spikes are counted by `Spikecount` only). The picks
+            are found with masks over `(max_spikes, time)`: about `20 · max_spikes · time` bytes of temporary
+            memory per trace (584 MB for 32 traces of 30 001 samples at 32, 169 MB at 8), so keep it near the
+            number of spikes expected when fitting long recordings.
         interpolate: refine every pick between samples (smooth, differentiable features; module docstring);
             `False` gives eFEL's values on these samples.
 
