@@ -62,6 +62,7 @@ import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
 from ..core.internal import check_finite, is_concrete
+from . import _segments as segments
 
 __all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "check_stimulus_within", "spike_features"]
 
@@ -154,9 +155,8 @@ def spike_features(
             onset that ends the voltage base and starts the search for the first AP begin.
         settings: eFEL's thresholds ([`FeatureSettings`][difflab.neuron.FeatureSettings]; eFEL's defaults).
         max_spikes: spikes measured per trace (static; later spikes are counted by `Spikecount` only). The picks
-            are found with masks over `(max_spikes, time)`: about `20 · max_spikes · time` bytes of temporary
-            memory per trace (584 MB for 32 traces of 30 001 samples at 32, 169 MB at 8), so keep it near the
-            number of spikes expected when fitting long recordings.
+            are reductions over one window per spike (`_segments`), so the temporary memory is about 190 bytes
+            per sample of a trace whatever `max_spikes` (185 MB for 32 traces of 30 001 samples).
         interpolate: refine every pick between samples (smooth, differentiable features; module docstring);
             `False` gives eFEL's values on these samples.
 
@@ -216,12 +216,6 @@ def _first(mask: Array, axis: int = -1) -> tuple[Array, Array]:
     return jnp.argmax(mask, axis=axis), jnp.any(mask, axis=axis)
 
 
-def _last(mask: Array, axis: int = -1) -> tuple[Array, Array]:
-    """`(index of the last True along axis, whether there is one)`."""
-    n = mask.shape[axis]
-    return n - 1 - jnp.argmax(jnp.flip(mask, axis=axis), axis=axis), jnp.any(mask, axis=axis)
-
-
 def _central(x: Array) -> Array:
     """The derivative per sample as eFEL takes it: central differences inside, one-sided at both ends."""
     return jnp.concatenate([x[1:2] - x[:1], (x[2:] - x[:-2]) / 2, x[-1:] - x[-2:-1]])
@@ -250,24 +244,27 @@ def _crossing(t: Array, y: Array, j: Array, level) -> tuple[Array, Array]:
     return t[j] + frac * (t[j + 1] - t[j]), frac
 
 
-def _first_minimum(v: Array, window: Array) -> tuple[Array, Array]:
-    """The first minimum of each row of `window` `(spikes, time)` (eFEL's `first_min_element`), and if it has one.
+def _first_minimum(v: Array, labels: Array, K: int) -> Array:
+    """The first minimum of each window (eFEL's `first_min_element`; `labels` from `segments.owner`).
 
     The first running minimum (strictly below all earlier samples of the window) that the next two samples of the
     window do not undercut; failing that, the window's first lowest sample.
     """
     inf = jnp.asarray(jnp.inf, v.dtype)
-    masked = jnp.where(window, v, inf)
-    running = jax.lax.cummin(masked, axis=1)
-    before = jnp.concatenate([jnp.full_like(running[:, :1], inf), running[:, :-1]], axis=1)
-    new_min = window & (masked < before)
-    nxt1 = jnp.concatenate([masked[:, 1:], jnp.full_like(masked[:, :1], -inf)], axis=1)
-    nxt2 = jnp.concatenate([masked[:, 2:], jnp.full_like(masked[:, :2], -inf)], axis=1)
-    # the two next samples must lie inside the window (outside it they are -inf, which undercuts)
-    held = new_min & (nxt1 >= masked) & (nxt2 >= masked)
-    index, found = _first(held)
-    lowest = jnp.argmin(masked, axis=1)
-    return jnp.where(found, index, lowest), jnp.any(window, axis=1)
+    inside = labels < K
+    masked = jnp.where(inside, v, inf)
+    running = segments.running_min(masked, labels)
+    fresh = jnp.concatenate([jnp.ones(1, bool), labels[1:] != labels[:-1]])  # a window's first sample
+    before = jnp.where(fresh, inf, jnp.concatenate([jnp.full(1, inf), running[:-1]]))
+    new_min = inside & (masked < before)
+    # the two next samples, which must lie in the same window
+    same1 = jnp.concatenate([labels[1:] == labels[:-1], jnp.zeros(1, bool)])
+    same2 = jnp.concatenate([labels[2:] == labels[:-2], jnp.zeros(2, bool)])
+    nxt1 = jnp.concatenate([masked[1:], jnp.full(1, -inf)])
+    nxt2 = jnp.concatenate([masked[2:], jnp.full(2, -inf)])
+    held = new_min & same1 & same2 & (nxt1 >= masked) & (nxt2 >= masked)
+    index = segments.first_in(held, labels, K)
+    return jnp.where(index < v.shape[0], index, segments.position_of_min(masked, labels, K))
 
 
 def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> dict[str, Array]:
@@ -285,19 +282,17 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
     (dn_k,) = jnp.nonzero(dn, size=K, fill_value=0)
     k = jnp.arange(K)
     spike = k < n_spikes
-    rows = i[None, :]
 
     # Internally every value stays finite (a pick of sample 0 where there is none); NaN marks the missing ones only
     # in the output, so that no NaN meets a derivative (0 · NaN would poison the gradients of the rest).
     # peaks: the first largest sample between the upward crossing and the downward one (both included)
-    in_spike = spike[:, None] & (rows >= up_k[:, None]) & (rows <= dn_k[:, None])
-    peak = jnp.argmax(jnp.where(in_spike, v[None, :], -jnp.inf), axis=1)
+    in_spike = segments.owner(up_k, dn_k + 1, spike, T)
+    peak = jnp.minimum(segments.position_of_min(-v, in_spike, K), T - 1)
     peak_time, peak_v = _vertex(t, v, peak) if interpolate else (t[peak], v[peak])
 
     # AHP: the first minimum between a peak and the next one (or the trace's end); none on the last sample
     next_peak = jnp.where(spike & jnp.roll(spike, -1) & (k < K - 1), jnp.roll(peak, -1), T)
-    after = spike[:, None] & (rows >= peak[:, None]) & (rows < next_peak[:, None])
-    ahp, _ = _first_minimum(v, after)
+    ahp = jnp.minimum(_first_minimum(v, segments.owner(peak, next_peak, spike, T), K), T - 1)
     has_ahp = spike & (ahp != T - 1)
     ahp_v = _vertex(t, v, ahp)[1] if interpolate else v[ahp]
 
@@ -317,19 +312,22 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
     in_stimulus = spike & (t[peak] >= start) & (t[peak] <= end)
 
     half = (peak_v + begin_v) / 2
-    rise_window = (rows >= begin[:, None]) & (rows < peak[:, None])
-    fall_window = (rows >= peak[:, None]) & (rows < ap_end[:, None])
-    gap = jnp.abs(v[None, :] - half[:, None])
-    rise = jnp.argmin(jnp.where(rise_window, gap, jnp.inf), axis=1)
-    fall = jnp.argmin(jnp.where(fall_window, gap, jnp.inf), axis=1)
     has_width = has_begin & has_end & (peak > begin)
+    rising = segments.owner(begin, peak, has_width, T)  # [AP begin, peak) of each spike
+    falling = segments.owner(peak, ap_end, has_width, T)  # [peak, AP end)
+    inf = jnp.asarray(jnp.inf, v.dtype)
+    rise_gap = jnp.where(rising < K, jnp.abs(v - half[jnp.minimum(rising, K - 1)]), inf)
+    fall_gap = jnp.where(falling < K, jnp.abs(v - half[jnp.minimum(falling, K - 1)]), inf)
+    rise = jnp.minimum(segments.position_of_min(rise_gap, rising, K), T - 1)
+    fall = jnp.minimum(segments.position_of_min(fall_gap, falling, K), T - 1)
     width = t[fall] - t[rise]
     if interpolate:  # the last upward crossing of the half height before the peak, the first downward one after
-        above = v[None, :] >= half[:, None]
-        r, rose = _last(rise_window & ~above & jnp.roll(above, -1, axis=1))
-        f, fell = _first(fall_window & above & ~jnp.roll(above, -1, axis=1))
+        nxt = jnp.concatenate([v[1:], v[-1:]])
+        level_r, level_f = half[jnp.minimum(rising, K - 1)], half[jnp.minimum(falling, K - 1)]
+        r = segments.last_in((v < level_r) & (nxt >= level_r), rising, K)
+        f = segments.first_in((v >= level_f) & (nxt < level_f), falling, K)
         width = _crossing(t, v, f, half)[0] - _crossing(t, v, r, half)[0]
-        has_width = has_width & rose & fell
+        has_width = has_width & (r >= 0) & (f < T)
 
     # ISIs of consecutive spikes; their CV with n - 1 (two ISIs at least; by default without the first ISI)
     has_isi = spike[1:] & spike[:-1]
@@ -389,14 +387,11 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
 
 def _threshold_width(t, v, ahp, has_ahp, threshold, interpolate: bool):
     """`AP_width` (eFEL's) of every spike with an AHP, and whether it has one (module docstring)."""
-    rows = jnp.arange(v.shape[0])[None, :]
     since = jnp.concatenate([jnp.zeros(1, ahp.dtype), ahp[:-1]])
-    window = has_ahp[:, None] & (rows >= since[:, None]) & (rows < ahp[:, None])
-    above, below = v[None, :] >= threshold, v[None, :] <= threshold
-    onset, _ = _first(window & above)
-    onset = jnp.where(jnp.any(window & above, axis=1), onset, ahp)
-    end, ended = _first(window & below & (rows >= onset[:, None]))
-    end = jnp.where(ended, end, ahp)
+    onset = segments.next_at_or_after(v >= threshold)[since]
+    onset = jnp.where(onset < ahp, onset, ahp)
+    end = segments.next_at_or_after(v <= threshold)[jnp.minimum(onset, v.shape[0] - 1)]
+    end = jnp.where(end < ahp, end, ahp)
     width = t[end] - t[onset]
     if interpolate:  # the crossings of the threshold, between the samples before and at the picks
         width = _crossing(t, v, end - 1, threshold)[0] - _crossing(t, v, onset - 1, threshold)[0]
@@ -405,13 +400,13 @@ def _threshold_width(t, v, ahp, has_ahp, threshold, interpolate: bool):
 
 def _slow_ahp(t, v, peak, peak_time, spike, sahp_start, interpolate: bool):
     """`AHP_depth_abs_slow`, `AHP_slow_time` (eFEL's; entry k from spikes k + 1 and k + 2) and which entries exist."""
-    T = v.shape[0]
-    rows = jnp.arange(T)[None, :]
+    T, K = v.shape[0], peak.shape[0]
     a, b = jnp.roll(peak, -1), jnp.roll(peak, -2)
-    has = spike & jnp.roll(spike, -2) & (jnp.arange(peak.shape[0]) < peak.shape[0] - 2)
-    after = (rows >= a[:, None]) & (rows < b[:, None]) & (t[None, :] >= (t[a] + sahp_start)[:, None])
-    index = jnp.argmin(jnp.where(after, v[None, :], jnp.inf), axis=1)
-    index = jnp.where(jnp.any(after, axis=1), index, b)
+    has = spike & jnp.roll(spike, -2) & (jnp.arange(K) < K - 2)
+    since = jnp.maximum(jnp.searchsorted(t, t[a] + sahp_start, side="left").astype(a.dtype), a)  # sahp_start on
+    window = segments.owner(since, b, has & (since < b), T)
+    index = segments.position_of_min(jnp.where(window < K, v, jnp.inf), window, K)
+    index = jnp.where(index < T, index, b)
     when, depth = _vertex(t, v, index) if interpolate else (t[index], v[index])
     ta, tb = jnp.roll(peak_time, -1), jnp.roll(peak_time, -2)
     return depth, (when - ta) / jnp.where(has, tb - ta, 1), has
@@ -449,8 +444,8 @@ def _ap_begin(dvdt, peak, spike, ahp, has_ahp, onset, s: FeatureSettings):
     minima = jnp.concatenate([first[None], ahp[order]])
     m = jnp.cumsum(eligible) - 1
     lower = minima[jnp.clip(m, 0, K)]
-    searched = (j[None, :] >= lower[:, None]) & (j[None, :] < peak[:, None])
-    last, found = _last(searched & rises[None, :])
+    last = jax.lax.cummax(jnp.where(rises, j, -1))[jnp.maximum(peak - 1, 0)]  # the last rise before the peak
+    found = (peak > 0) & (last >= lower)
     ok = eligible & found & (m < n_minima)
     return jnp.where(ok, last + 1, 0), ok, eligible
 
@@ -458,16 +453,15 @@ def _ap_begin(dvdt, peak, spike, ahp, has_ahp, onset, s: FeatureSettings):
 def _ap_end(dvdt, peak, eligible, s: FeatureSettings):
     """The AP end (eFEL's): after the steepest fall before the next spike, the first dV/dt back at the threshold."""
     T, K = dvdt.shape[0], peak.shape[0]
-    j = jnp.arange(T)[None, :]
     k = jnp.arange(K)
     # the next spike after the onset, or the last sample
     later = eligible[None, :] & (k[None, :] > k[:, None])
     nxt, has_next = _first(later)
     stop = jnp.where(has_next, peak[nxt], T - 1)
     begin = peak + 1
-    window = (j >= begin[:, None]) & (j < stop[:, None])
-    steepest = jnp.argmin(jnp.where(window, dvdt[None, :], jnp.inf), axis=1)
-    back = (j >= steepest[:, None]) & (j < stop[:, None]) & (dvdt[None, :] >= s.down_derivative_threshold)
-    end, found = _first(back)
+    window = segments.owner(begin, stop, eligible & (begin < stop), T)
+    steepest = segments.position_of_min(jnp.where(window < K, dvdt, jnp.inf), window, K)
+    end = segments.next_at_or_after(dvdt >= s.down_derivative_threshold)[jnp.minimum(steepest, T - 1)]
+    found = (steepest < T) & (end < stop)
     ok = eligible & (begin < stop) & found
     return jnp.where(ok, end, T - 1), ok
