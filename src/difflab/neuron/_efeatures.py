@@ -65,7 +65,7 @@ from jaxtyping import Array, ArrayLike, Float
 from ..core.internal import check_finite, is_concrete
 from . import _segments as segments
 
-__all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "check_stimulus_within", "spike_features"]
+__all__ = ["PER_SPIKE", "PER_TRACE", "FeatureSettings", "check_stimulus_within", "checked_stimulus", "spike_features"]
 
 #: Features with one value per spike (`(..., max_spikes)`, NaN where a spike has none).
 PER_SPIKE = (
@@ -171,7 +171,7 @@ def spike_features(
         raise TypeError(f"settings must be a FeatureSettings; got {type(settings).__name__}")
     if isinstance(max_spikes, bool) or not isinstance(max_spikes, int) or max_spikes < 1:
         raise ValueError(f"max_spikes must be an integer >= 1; got {max_spikes!r}")
-    start, end = _stimulus(stimulus)
+    start, end = checked_stimulus(stimulus)
     V = jnp.asarray(V)
     if not jnp.issubdtype(V.dtype, jnp.floating):
         V = V.astype(float)
@@ -199,7 +199,8 @@ def _traces(ts, V, start, end, settings, K, interpolate):
     return jax.vmap(lambda v: _trace(ts, v, start, end, settings, K, interpolate))(V)
 
 
-def _stimulus(stimulus) -> tuple[float, float]:
+def checked_stimulus(stimulus) -> tuple[float, float]:
+    """`(stim_start, stim_end)` as floats (ms), refused by name unless finite with `stim_end > stim_start`."""
     try:
         start, end = (float(x) for x in stimulus)
     except (TypeError, ValueError):
@@ -262,8 +263,7 @@ def _first_minimum(v: Array, labels: Array, K: int) -> Array:
     inside = labels < K
     masked = jnp.where(inside, v, inf)
     running = segments.running_min(masked, labels)
-    fresh = jnp.concatenate([jnp.ones(1, bool), labels[1:] != labels[:-1]])  # a window's first sample
-    before = jnp.where(fresh, inf, jnp.concatenate([jnp.full(1, inf), running[:-1]]))
+    before = jnp.where(segments.window_starts(labels), inf, jnp.concatenate([jnp.full(1, inf), running[:-1]]))
     new_min = inside & (masked < before)
     # the two next samples, which must lie in the same window
     same1 = jnp.concatenate([labels[1:] == labels[:-1], jnp.zeros(1, bool)])
@@ -319,23 +319,9 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
         begin_v = v[begin - 1] + frac * (v[begin] - v[begin - 1])
     in_stimulus = spike & (t[peak] >= start) & (t[peak] <= end)
 
-    half = (peak_v + begin_v) / 2
     has_width = has_begin & has_end & (peak > begin)
-    rising = segments.owner(begin, peak, has_width, T)  # [AP begin, peak) of each spike
-    falling = segments.owner(peak, ap_end, has_width, T)  # [peak, AP end)
-    inf = jnp.asarray(jnp.inf, v.dtype)
-    rise_gap = jnp.where(rising < K, jnp.abs(v - half[jnp.minimum(rising, K - 1)]), inf)
-    fall_gap = jnp.where(falling < K, jnp.abs(v - half[jnp.minimum(falling, K - 1)]), inf)
-    rise = jnp.minimum(segments.position_of_min(rise_gap, rising, K), T - 1)
-    fall = jnp.minimum(segments.position_of_min(fall_gap, falling, K), T - 1)
-    width = t[fall] - t[rise]
-    if interpolate:  # the last upward crossing of the half height before the peak, the first downward one after
-        nxt = jnp.concatenate([v[1:], v[-1:]])
-        level_r, level_f = half[jnp.minimum(rising, K - 1)], half[jnp.minimum(falling, K - 1)]
-        r = segments.last_in((v < level_r) & (nxt >= level_r), rising, K)
-        f = segments.first_in((v >= level_f) & (nxt < level_f), falling, K)
-        width = _crossing(t, v, f, half)[0] - _crossing(t, v, r, half)[0]
-        has_width = has_width & (r >= 0) & (f < T)
+    width, rise, fall, has_width = _half_width(t, v, begin, peak, ap_end, (peak_v + begin_v) / 2, has_width,
+                                               interpolate)  # fmt: skip
 
     # ISIs of consecutive spikes; their CV with n - 1 (two ISIs at least; by default without the first ISI)
     has_isi = spike[1:] & spike[:-1]
@@ -391,6 +377,26 @@ def _trace(t, v, start, end, s: FeatureSettings, K: int, interpolate: bool) -> d
         "AP_rise_indices": index(rise, has_width),
         "AP_fall_indices": index(fall, has_width),
     }
+
+
+def _half_width(t, v, begin, peak, ap_end, half, has_width, interpolate: bool):
+    """`AP_duration_half_width` (eFEL's, module docstring): `(width, rise sample, fall sample, whether it has one)`."""
+    T, K = v.shape[0], peak.shape[0]
+    rising = segments.owner(begin, peak, has_width, T)  # [AP begin, peak) of each spike
+    falling = segments.owner(peak, ap_end, has_width, T)  # [peak, AP end)
+    level_r, level_f = half[jnp.minimum(rising, K - 1)], half[jnp.minimum(falling, K - 1)]
+    inf = jnp.asarray(jnp.inf, v.dtype)
+    rise = segments.position_of_min(jnp.where(rising < K, jnp.abs(v - level_r), inf), rising, K)
+    fall = segments.position_of_min(jnp.where(falling < K, jnp.abs(v - level_f), inf), falling, K)
+    rise, fall = jnp.minimum(rise, T - 1), jnp.minimum(fall, T - 1)
+    width = t[fall] - t[rise]
+    if interpolate:  # the last upward crossing of the half height before the peak, the first downward one after
+        nxt = jnp.concatenate([v[1:], v[-1:]])
+        r = segments.last_in((v < level_r) & (nxt >= level_r), rising, K)
+        f = segments.first_in((v >= level_f) & (nxt < level_f), falling, K)
+        width = _crossing(t, v, f, half)[0] - _crossing(t, v, r, half)[0]
+        has_width = has_width & (r >= 0) & (f < T)
+    return width, rise, fall, has_width
 
 
 def _threshold_width(t, v, ahp, has_ahp, threshold, interpolate: bool):

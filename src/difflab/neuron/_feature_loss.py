@@ -31,7 +31,7 @@ from jaxtyping import Array
 
 from ..calibration import AbstractLoss
 from ..core.internal import is_concrete
-from ._efeatures import PER_SPIKE, PER_TRACE, FeatureSettings, check_stimulus_within, spike_features
+from ._efeatures import PER_SPIKE, PER_TRACE, FeatureSettings, check_stimulus_within, checked_stimulus, spike_features
 
 #: The features `SpikeFeatures` compares (a spike's time alone is no shape feature: `SpikeTimes` fits those).
 FITTED = tuple(f for f in (*PER_SPIKE, *PER_TRACE) if f not in ("peak_time", "AP_begin_time"))
@@ -51,16 +51,6 @@ def _as_scales(scales) -> tuple[tuple[str, float], ...]:
             raise ValueError(f"scales[{name!r}] must be a finite number > 0 (the feature's units); got {scale!r}")
         out.append((name, float(scale)))
     return tuple(sorted(out))
-
-
-def _as_stimulus(stimulus) -> tuple[float, float]:
-    try:
-        start, end = (float(x) for x in stimulus)
-    except (TypeError, ValueError):
-        raise ValueError(f"stimulus must be (stim_start, stim_end) in ms; got {stimulus!r}") from None
-    if not (math.isfinite(start) and math.isfinite(end) and end > start):
-        raise ValueError(f"stimulus must be (stim_start, stim_end) in ms with stim_end > stim_start; got {stimulus!r}")
-    return start, end
 
 
 class SpikeFeatures(AbstractLoss):
@@ -83,7 +73,7 @@ class SpikeFeatures(AbstractLoss):
     """
 
     scales: tuple[tuple[str, float], ...] = eqx.field(static=True, converter=_as_scales)
-    stimulus: tuple[float, float] = eqx.field(static=True, converter=_as_stimulus)
+    stimulus: tuple[float, float] = eqx.field(static=True, converter=checked_stimulus)
     variable: str = eqx.field(static=True, default="V")
     settings: FeatureSettings = eqx.field(static=True, default=FeatureSettings())
     max_spikes: int = eqx.field(static=True, default=32)
@@ -102,14 +92,17 @@ class SpikeFeatures(AbstractLoss):
         m = self.missing
         if isinstance(m, bool) or not isinstance(m, int | float) or not (math.isfinite(m) and m > 0):
             raise ValueError(f"missing must be a finite number > 0 (a residual); got {m!r}")
-        if self.ts is not None and is_concrete(self.ts):
-            check_stimulus_within(self.stimulus, np.asarray(self.ts))
+        self._check_window()
 
     def with_times(self, ts):
         out = super().with_times(ts)
-        if out.ts is not None and is_concrete(out.ts):  # a window off the recording would leave every feature out
-            check_stimulus_within(out.stimulus, np.asarray(out.ts))
+        out._check_window()  # filled in after construction, so not seen by __check_init__
         return out
+
+    def _check_window(self):
+        """A stimulus window off the recording would leave every feature out: refused where the times are known."""
+        if self.ts is not None and is_concrete(self.ts):
+            check_stimulus_within(self.stimulus, np.asarray(self.ts))
 
     def features(self, v: Array) -> Array:
         """The compared features of the traces `v` `(time, ...)`: `(traces, features)`, NaN where there is none."""

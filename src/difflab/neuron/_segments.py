@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array
 
-__all__ = ["first_in", "last_in", "next_at_or_after", "owner", "position_of_min", "running_min"]
+__all__ = ["first_in", "last_in", "next_at_or_after", "owner", "position_of_min", "running_min", "window_starts"]
 
 
 def owner(starts: Array, ends: Array, valid: Array, T: int) -> Array:
@@ -49,9 +49,14 @@ def position_of_min(x: Array, labels: Array, K: int) -> Array:
     return first_in((x == lowest[labels]) & (labels < K), labels, K)
 
 
+def window_starts(labels: Array) -> Array:
+    """Where a run of one label begins (a window's first sample, or the first sample outside one)."""
+    return jnp.concatenate([jnp.ones(1, bool), labels[1:] != labels[:-1]])
+
+
 def running_min(x: Array, labels: Array) -> Array:
     """`x`'s running minimum within each window (restarting where the label changes)."""
-    starts = jnp.concatenate([jnp.ones(1, bool), labels[1:] != labels[:-1]])
+    starts = window_starts(labels)
 
     def combine(a, b):
         (fa, ma), (fb, mb) = a, b
