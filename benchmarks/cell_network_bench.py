@@ -34,11 +34,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
-from cells_bench import crossings, timed_call
+from cells_bench import PeerProcess, crossings, serve, timed_call
 from network_bench import compare
 
 N_CELLS = 100
@@ -175,11 +173,7 @@ def peer_main(args):
         fwd, (grad, params), ts = jaxley_calls(DT)
         calls = {"fwd": (fwd, ()), "grad": (grad, (params,))}
         ready = peer_ready(jaxley, fwd, grad, params, ts)
-    for line in sys.stdin:
-        if line.strip() == "quit":
-            return
-        fn, a = calls[line.strip()]
-        print(json.dumps({"s": timed_call(fn, *a)}), flush=True)
+    serve(calls)
 
 
 def peer_ready(jaxley, fwd, grad, params, ts):
@@ -197,29 +191,9 @@ def peer_ready(jaxley, fwd, grad, params, ts):
     return ready
 
 
-class Peer:
-    """The Jaxley process for one dtype, driven one call at a time."""
-
-    def __init__(self, python, dtype, breakdown=False):
-        cmd = [python, __file__, "--peer", "--dtype", dtype] + (["--breakdown"] if breakdown else [])
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.ready = self.read()
-
-    def read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the Jaxley process ended (rc {self.proc.wait()})")
-        return json.loads(line)
-
-    def call(self, name):
-        self.proc.stdin.write(name + "\n")
-        self.proc.stdin.flush()
-        return self.read()["s"]
-
-    def close(self):
-        self.proc.stdin.write("quit\n")
-        self.proc.stdin.flush()
-        self.proc.wait()
+def jaxley_peer(python, dtype, breakdown=False) -> PeerProcess:
+    """The Jaxley process for one dtype."""
+    return PeerProcess([python, __file__, "--peer", "--dtype", dtype] + (["--breakdown"] if breakdown else []))
 
 
 # ---------------------------------------------------------------- report
@@ -248,7 +222,7 @@ def breakdown(args):
     load = [os.getloadavg()]
     fns = {n: difflab_calls(jnp.float64, DT, n)[0] for n in (1, N_SYN)}
     first = {n: timed_call(fn) for n, fn in fns.items()}
-    peer = Peer(args.peer_python, "float64", breakdown=True) if args.peer_python else None
+    peer = jaxley_peer(args.peer_python, "float64", breakdown=True) if args.peer_python else None
     times = {(who, n): [] for who in ("difflab", "Jaxley") for n in fns}
     for _ in range(args.repeats):
         for n, fn in fns.items():
@@ -312,7 +286,7 @@ def main():
         r["accuracy"] = accuracy(crossings(ts, V.T), ref)
         r["divergence"] = divergence(crossings(ts, V.T), ref)
         r["grad_norm"] = float(np.linalg.norm(np.asarray(grad(w0))))
-        peer = Peer(args.peer_python, name) if args.peer_python else None
+        peer = jaxley_peer(args.peer_python, name) if args.peer_python else None
         times = {k: [] for k in ("fwd", "grad", "jaxley fwd", "jaxley grad")}
         for _ in range(args.repeats):  # alternation: difflab, Jaxley, difflab, ...
             times["fwd"].append(timed_call(fwd))

@@ -258,22 +258,20 @@ def peer_main(args):
             ready["loss"], ready["grad"] = float(value), (np.asarray(grad) * 1e-3).tolist()  # per mS/cm²
             calls["grad"] = (g, (x,))
     print(json.dumps(ready), flush=True)
-    for line in sys.stdin:
-        name = line.strip()
-        if name == "quit":
-            return
-        fn, a = calls[name]
-        print(json.dumps({"s": timed_call(fn, *a)}), flush=True)
+    serve(calls)
 
 
-class Peer:
-    """The Jaxley process, driven one call at a time."""
+class PeerProcess:
+    """A peer simulator in a Python of its own, run as `cmd`, timed one call at a time over lines of JSON.
 
-    def __init__(self, python, args, v_target):
-        cmd = [python, __file__, "--peer", "--dtype", args.dtype, "--members", str(args.members),
-               "--check", str(args.check)]  # fmt: skip
+    The peer prints a JSON 'ready' line (after reading `first_line`, if one is given), then answers each call name
+    it reads with `{"s": seconds}` (`serve`), until "quit". The other benchmarks of a peer against difflab use it.
+    """
+
+    def __init__(self, cmd, first_line=None):
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.send(json.dumps({"v_target": np.asarray(v_target).tolist()}))
+        if first_line is not None:
+            self.send(first_line)
         self.ready = self.read()
 
     def send(self, line):
@@ -283,7 +281,7 @@ class Peer:
     def read(self):
         line = self.proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"the Jaxley process ended (rc {self.proc.wait()})")
+            raise RuntimeError(f"the peer process ended (rc {self.proc.wait()})")
         return json.loads(line)
 
     def call(self, name):
@@ -293,6 +291,17 @@ class Peer:
     def close(self):
         self.send("quit")
         self.proc.wait()
+
+
+def serve(calls):
+    """The peer's side of `PeerProcess`: time `calls[name]` (a function and its arguments) for each name read from
+    stdin, one JSON line each, until "quit"."""
+    for line in sys.stdin:
+        name = line.strip()
+        if name == "quit":
+            return
+        fn, a = calls[name]
+        print(json.dumps({"s": timed_call(fn, *a)}), flush=True)
 
 
 # ---------------------------------------------------------------- report
@@ -352,7 +361,11 @@ def main():
     dtype = jnp.float64 if args.dtype == "float64" else jnp.float32
     load = [os.getloadavg()]
     ref, v_ref = reference(args.check)
-    peer = Peer(args.peer_python, args, v_ref) if args.peer_python else None
+    peer = None
+    if args.peer_python:
+        cmd = [args.peer_python, __file__, "--peer", "--dtype", args.dtype, "--members", str(args.members),
+               "--check", str(args.check)]  # fmt: skip
+        peer = PeerProcess(cmd, json.dumps({"v_target": np.asarray(v_ref).tolist()}))
     calls, rows = {}, {}
     for tier, (dt, _, _) in TIERS.items():
         c = difflab_calls(dtype, dt, args.members, jnp.asarray(v_ref, dtype))

@@ -47,11 +47,11 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
+from cells_bench import PeerProcess, crossings, serve, timed_call
 
 SOMA = "soma[0](0.5)"
 APIC = "apic[46](0.7)"
@@ -88,26 +88,9 @@ def members(n):
     return np.random.default_rng(0).uniform(0.8, 1.2, size=(n, len(VARIED))).T
 
 
-def first_crossing(t, v, threshold=-20.0, after=0.0):
-    """The first upward crossing of `threshold` after `after` (linear interpolation), per row; NaN if none."""
-    v = np.atleast_2d(v)
-    out = []
-    for row in v:
-        i = np.flatnonzero((row[:-1] < threshold) & (row[1:] >= threshold) & (t[:-1] >= after))
-        if i.size == 0:
-            out.append(np.nan)
-            continue
-        i = i[0]
-        out.append(t[i] + (threshold - row[i]) / (row[i + 1] - row[i]) * (t[i + 1] - t[i]))
-    return np.asarray(out)
-
-
-def timed_call(fn, *args) -> float:
-    import jax
-
-    start = time.perf_counter()
-    jax.block_until_ready(fn(*args))
-    return time.perf_counter() - start
+def first_spikes(t, V) -> list[float]:
+    """The first upward −20 mV crossing of each row of `V` (linear interpolation); NaN where there is none."""
+    return [c[0] if c else float("nan") for c in crossings(t, V, threshold=-20.0)]
 
 
 # ---------------------------------------------------------------- difflab
@@ -232,16 +215,11 @@ def difflab_run(protocol, dt):
 def measures(protocol, ts, V) -> dict:
     """`V` (site, time) at the soma and the two apical sites: the somatic spike times (upward −20 mV crossings)
     and, for the bAP, the apical peaks after the pulse's onset."""
-    out = {"spikes": crossings(ts, V[0]).tolist()}
+    out = {"spikes": crossings(ts, V[0], threshold=-20.0)[0]}
     if protocol == "bAP":
         window = ts >= BAP[0]
         out["peaks"] = [float(V[j, window].max()) for j in (1, 2)]
     return out
-
-
-def crossings(t, v, threshold=-20.0):
-    i = np.flatnonzero((v[:-1] < threshold) & (v[1:] >= threshold))
-    return t[i] + (threshold - v[i]) / (v[i + 1] - v[i]) * (t[i + 1] - t[i])
 
 
 def neuron_reference(protocol) -> dict:
@@ -302,8 +280,7 @@ def jaxley_cell(spec, dt, t_max, steps, sites):
     reversal.channel_constants["T"] = 273.15 + spec["celsius"]
     cell.select(nodes=ca).insert(CaPump())
     cell.select(nodes=ca).insert(reversal)
-    # geometry: set length and radius first (Jaxley recomputes area and loads from them), then NEURON's own
-    cell.set("length", 1.0)
+    # geometry written into Jaxley's columns (its set() would recompute area and loads from cylinders)
     cell.nodes["length"] = spec["length"]
     cell.nodes["radius"] = spec["area"] / (2 * np.pi * spec["length"])
     cell.nodes["area"] = spec["area"]
@@ -339,8 +316,9 @@ def region_views(cell, spec):
     return {r: cell.select(nodes=np.flatnonzero(spec["regions"] == r)) for r in ("soma", "axon", "apic")}
 
 
-def jaxley_calls(spec, solver, dt, n_members, sites, target=None):
-    """Jitted ensemble and reverse-mode gradient of Jaxley (densities in S/cm²) over the speed window."""
+def jaxley_calls(spec, solver, dt, n_members, sites):
+    """Jitted ensemble and reverse-mode gradient of Jaxley (densities in S/cm²) over the speed window; the loss's
+    target is the released cell's traces at the same step."""
     import jax
     import jax.numpy as jnp
     import jaxley as jx
@@ -369,6 +347,8 @@ def jaxley_calls(spec, solver, dt, n_members, sites, target=None):
             state = view.data_set(k, nominal(name) * s, state)
         return run(state)[0]
 
+    target = jax.jit(lambda: run(None))()
+
     def loss(p):
         state = None
         for name, value in zip(FITTED, p, strict=True):
@@ -376,12 +356,9 @@ def jaxley_calls(spec, solver, dt, n_members, sites, target=None):
             state = view.data_set(k, value, state)
         return jnp.mean((run(state) - target) ** 2)
 
-    out = {"ens": (jax.jit(jax.vmap(ensemble, in_axes=1)), (jnp.asarray(members(n_members)),)),
-           "nominal": jax.jit(lambda: run(None))}  # fmt: skip
-    if target is not None:
-        p = jnp.asarray([1.1 * nominal(n) for n in FITTED])
-        out["grad"] = (jax.jit(jax.value_and_grad(loss)), (p,))
-    return out
+    p = jnp.asarray([1.1 * nominal(n) for n in FITTED])
+    return {"ens": (jax.jit(jax.vmap(ensemble, in_axes=1)), (jnp.asarray(members(n_members)),)),
+            "grad": (jax.jit(jax.value_and_grad(loss)), (p,))}  # fmt: skip
 
 
 def jaxley_run(spec, protocol, solver, dt, sites):
@@ -406,7 +383,6 @@ def peer_main(args):
     import jax
 
     jax.config.update("jax_enable_x64", args.dtype == "float64")
-    import jax.numpy as jnp
     import jaxley
 
     spec = dict(np.load(args.spec, allow_pickle=False))
@@ -419,63 +395,31 @@ def peer_main(args):
                 for p in args.protocols for t in args.jaxley]  # fmt: skip
         print(json.dumps({**info, "rows": rows}), flush=True)
         return
-    dtype = jnp.float64 if args.dtype == "float64" else jnp.float32
-    calls, ready = {}, {**info, "tiers": {}}
+    calls, ready = {}, {**info, "tiers": {}}  # float32 where x64 is off: JAX makes the inputs float32
     for tier in args.jaxley:
         solver, dt = tier.split(":")[0], float(tier.split(":")[1])
         speed_sites = sites[:1] + sites[-1:]  # the soma and APIC
-        base = jaxley_calls(spec, solver, dt, 1, speed_sites)
-        target = jnp.asarray(base["nominal"](), dtype)
-        c = jaxley_calls(spec, solver, dt, args.members, speed_sites, target)
+        c = jaxley_calls(spec, solver, dt, args.members, speed_sites)
         fn, a = c["ens"]
-        a = tuple(x.astype(dtype) for x in a)
         row = {"compile_s": timed_call(fn, *a)}
         V = np.asarray(fn(*a))
-        row["spike"] = first_crossing(np.arange(V.shape[1]) * SAVE_DT, V[: args.check]).tolist()
+        row["spike"] = first_spikes(np.arange(V.shape[1]) * SAVE_DT, V[: args.check])
         row["nan"] = int(np.isnan(V).any(axis=1).sum())
         g, ga = c["grad"]
-        ga = tuple(x.astype(dtype) for x in ga)
         row["grad_compile_s"] = timed_call(g, *ga)
         value, grad = g(*ga)
         row["loss"], row["grad"] = float(value), (np.asarray(grad) * 1e-3).tolist()  # per mS/cm²
         calls[f"{tier} ens"], calls[f"{tier} grad"] = (fn, a), (g, ga)
         ready["tiers"][tier] = row
     print(json.dumps(ready), flush=True)
-    for line in sys.stdin:
-        name = line.strip()
-        if name == "quit":
-            return
-        fn, a = calls[name]
-        print(json.dumps({"s": timed_call(fn, *a)}), flush=True)
+    serve(calls)
 
 
-class Peer:
-    """The Jaxley process, driven one call at a time."""
-
-    def __init__(self, python, args, spec_path, extra=()):
-        cmd = [python, __file__, "--peer", "--spec", spec_path, "--dtype", args.dtype, "--members",
-               str(args.members), "--check", str(args.check), "--jaxley", *args.jaxley, *extra]  # fmt: skip
-        cmd += ["--split-soma"] if args.split_soma else []
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.ready = self.read()
-
-    def send(self, line):
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the Jaxley process ended (rc {self.proc.wait()})")
-        return json.loads(line)
-
-    def call(self, name):
-        self.send(name)
-        return self.read()["s"]
-
-    def close(self):
-        self.send("quit")
-        self.proc.wait()
+def jaxley_peer(python, args, spec_path) -> PeerProcess:
+    """The Jaxley process of the speed runs."""
+    cmd = [python, __file__, "--peer", "--spec", spec_path, "--dtype", args.dtype, "--members", str(args.members),
+           "--check", str(args.check), "--jaxley", *args.jaxley]  # fmt: skip
+    return PeerProcess(cmd + (["--split-soma"] if args.split_soma else []))
 
 
 # ---------------------------------------------------------------- report
@@ -526,14 +470,14 @@ def speed(args, spec_path):
 
     dtype = jnp.float64 if args.dtype == "float64" else jnp.float32
     load = [os.getloadavg()]
-    peer = Peer(args.peer_python, args, spec_path) if args.peer_python else None
+    peer = jaxley_peer(args.peer_python, args, spec_path) if args.peer_python else None
     calls, rows = {}, {}
     for dt in args.dt:
         c = difflab_calls(dtype, dt, args.members)
         fn, a = c["ens"]
         row = {"compile_s": timed_call(fn, *a)}
         V = np.asarray(fn(*a)).T
-        row["spike"] = first_crossing(c["ts"], V[: args.check]).tolist()
+        row["spike"] = first_spikes(c["ts"], V[: args.check])
         row["nan"] = int(np.isnan(V).any(axis=1).sum())
         g, ga = c["grad"]
         row["grad_compile_s"] = timed_call(g, *ga)
