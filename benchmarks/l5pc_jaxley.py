@@ -516,14 +516,39 @@ def speed(args, spec_path):
         peer.close()
 
 
+def solver_step(text: str) -> str:
+    """`--jaxley`'s `solver:dt`, checked: one of Jaxley's implicit solvers and a positive step in ms."""
+    solver, _, dt = text.partition(":")
+    try:
+        step = float(dt)
+    except ValueError:
+        step = float("nan")
+    if solver not in ("bwd_euler", "crank_nicolson", "exp_euler", "fwd_euler") or not step > 0:
+        raise argparse.ArgumentTypeError(f"expected SOLVER:DT with SOLVER one of bwd_euler, crank_nicolson, "
+                                         f"exp_euler, fwd_euler and DT > 0 (ms); got {text!r}")  # fmt: skip
+    return text
+
+
+def positive_step(text: str) -> float:
+    """`--dt`'s steps, checked: positive (ms)."""
+    try:
+        step = float(text)
+    except ValueError:
+        step = float("nan")
+    if not step > 0:
+        raise argparse.ArgumentTypeError(f"expected a step > 0 (ms); got {text!r}")
+    return step
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--check", type=int, default=4, help="members whose spike times are printed")
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
-    parser.add_argument("--dt", type=float, nargs="*", default=[0.003125], help="difflab's steps (ms)")
-    parser.add_argument("--jaxley", nargs="*", default=["bwd_euler:0.025"], help="Jaxley's solver:dt pairs")
+    parser.add_argument("--dt", type=positive_step, nargs="*", default=[0.003125], help="difflab's steps (ms)")
+    parser.add_argument("--jaxley", nargs="*", type=solver_step, default=["bwd_euler:0.025"],
+                        help="Jaxley's solver:dt pairs")  # fmt: skip
     parser.add_argument("--accuracy", action="store_true", help="spike times against NEURON instead of the speed")
     parser.add_argument("--protocols", nargs="*", default=["bAP"], help="(--accuracy) bAP, Step1, Step2, Step3")
     parser.add_argument("--peer", action="store_true", help="run the Jaxley half only (JSON on stdout)")
