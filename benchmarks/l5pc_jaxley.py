@@ -26,8 +26,9 @@ spike, its back-propagation and the AHP), the soma's NaTs2_t and SKv3_1 and the 
 member from U[0.8, 1.2] × BluePyOpt's values (`numpy.random.default_rng(0)`), one vectorised solve, the somatic
 V at every 0.025 ms. Gradient: value and gradient of the mean squared difference of the somatic and apical (660 µm)
 traces over those 20 ms from the released cell's, with respect to the ten densities of `benchmarks/l5pc_fit.py
---ten`, at 1.1 × the released values; difflab in forward mode (the ten tangents in one pass, as `calibrate` does),
-Jaxley in reverse mode (`jax.value_and_grad` through its `scan`).
+--ten`, at 1.1 × the released values; difflab in forward mode (the ten tangents in one pass, as `calibrate` does)
+and in reverse mode (`jax.value_and_grad` through its solve, diffrax's checkpointed adjoint), Jaxley in reverse
+mode (`jax.value_and_grad` through its `scan`).
 
 Timing: compile everything, then call difflab and Jaxley in alternation (Jaxley runs in a second process that
 serves one call per request, so both see the same machine load); medians of `--repeats`.
@@ -127,7 +128,7 @@ def export(cell) -> dict:
 
 
 def difflab_calls(dtype, dt, n_members):
-    """Jitted ensemble and forward-mode gradient of difflab at step `dt` over the speed window."""
+    """Jitted ensemble and forward- and reverse-mode gradients of difflab at step `dt` over the speed window."""
     import diffrax
     import jax
     import jax.numpy as jnp
@@ -158,18 +159,19 @@ def difflab_calls(dtype, dt, n_members):
 
     target = jax.jit(lambda: jnp.stack(traces(cell)))()
 
-    def loss(p):
+    def loss(p, adjoint=None):
         model = cell.replace(**dict(zip(FITTED, p, strict=True)))
-        return jnp.mean((jnp.stack(traces(model, diffrax.ForwardMode())) - target) ** 2)
+        return jnp.mean((jnp.stack(traces(model, adjoint)) - target) ** 2)
 
     def grad(p):
         tangents = jnp.eye(p.shape[0], dtype=p.dtype)
-        value, dots = jax.vmap(lambda t: jax.jvp(loss, (p,), (t,)), out_axes=(None, 0))(tangents)
+        value, dots = jax.vmap(lambda t: jax.jvp(lambda q: loss(q, diffrax.ForwardMode()), (p,), (t,)),
+                               out_axes=(None, 0))(tangents)  # fmt: skip
         return value, dots
 
     p = jnp.asarray([1.1 * float(nominal[n]) for n in FITTED], dtype)
     return {"ens": (jax.jit(ensemble), (jnp.asarray(members(n_members), dtype),)), "grad": (jax.jit(grad), (p,)),
-            "ts": ts}  # fmt: skip
+            "grad_rev": (jax.jit(jax.value_and_grad(loss)), (p,)), "ts": ts}  # fmt: skip
 
 
 def pulses(protocol) -> list[tuple[float, float, float]]:
@@ -483,16 +485,19 @@ def speed(args, spec_path):
         row["grad_compile_s"] = timed_call(g, *ga)
         value, dots = g(*ga)
         row["loss"], row["grad"] = float(value), np.asarray(dots).tolist()
-        calls[f"{dt} ens"], calls[f"{dt} grad"] = (fn, a), (g, ga)
+        gr, gra = c["grad_rev"]
+        row["grad_rev_compile_s"] = timed_call(gr, *gra)
+        row["grad_rev_diff"] = float(np.max(np.abs(np.asarray(gr(*gra)[1]) - np.asarray(dots))) / np.max(np.abs(dots)))
+        calls[f"{dt} ens"], calls[f"{dt} grad"], calls[f"{dt} grad_rev"] = (fn, a), (g, ga), (gr, gra)
         rows[dt] = row
     times = {k: [] for k in calls}
     if peer:
         times.update({f"jaxley {t} {k}": [] for t in args.jaxley for k in ("ens", "grad")})
     for _ in range(args.repeats):  # alternation: difflab, Jaxley, difflab, ...
-        for k in ("ens", "grad"):
+        for k in ("ens", "grad", "grad_rev"):
             for dt in args.dt:
                 times[f"{dt} {k}"].append(timed_call(*calls[f"{dt} {k}"][:1], *calls[f"{dt} {k}"][1]))
-            for t in args.jaxley if peer else ():
+            for t in args.jaxley if peer and k != "grad_rev" else ():
                 times[f"jaxley {t} {k}"].append(peer.call(f"{t} {k}"))
     load.append(os.getloadavg())
     med = {k: float(np.median(v)) for k, v in times.items()}
@@ -507,6 +512,12 @@ def speed(args, spec_path):
         print(f"| difflab | RL/CN {dt} | {med[f'{dt} ens']:.3f} | {r['compile_s']:.1f} | "
               f"{np.round(r['spike'], 4).tolist()} | {r['nan']} | {med[f'{dt} grad']:.3f} | {r['loss']:.6g} | "
               f"{np.array2string(np.asarray(r['grad']), precision=4)} |")  # fmt: skip
+    for dt, r in rows.items():
+        print(
+            f"difflab {dt}: reverse-mode gradient {med[f'{dt} grad_rev']:.3f} s "
+            f"(compile {r['grad_rev_compile_s']:.1f} s), largest difference from forward mode "
+            f"{r['grad_rev_diff']:.1e} of the largest component"
+        )
     for t in args.jaxley if peer else ():
         r = peer.ready["tiers"][t]
         print(f"| Jaxley | {t} | {med[f'jaxley {t} ens']:.3f} | {r['compile_s']:.1f} | "

@@ -18,6 +18,7 @@ reverse-mode derivatives. A channel present everywhere is passed through untouch
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array
@@ -64,12 +65,13 @@ class Sites:
         if self.everywhere:
             return part
         if self.sliced:
-            pieces, done, used = [], 0, 0
+            # each run written into `full` in place: a state that lives on a few compartments (the axon stub's
+            # gates) then costs those compartments, where a concatenation copied the whole array every step
+            used = 0
             for a, b in self.runs:
-                pieces += [full[..., done:a], part[..., used : used + b - a]]
-                done, used = b, used + b - a
-            pieces.append(full[..., done:])
-            return jnp.concatenate([p for p in pieces if p.shape[-1]], axis=-1)
+                full = jax.lax.dynamic_update_slice_in_dim(full, part[..., used : used + b - a], a, axis=-1)
+                used += b - a
+            return full
         return jnp.concatenate([full, part], axis=-1)[..., self.positions]
 
     def spread(self, part: Array) -> Array:

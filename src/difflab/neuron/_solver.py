@@ -116,41 +116,40 @@ def _relax(mechanism, sites: Sites | None, c0, current, h):
     return sites.put(c0, mechanism.relax(sites.take(c0), sites.take(current), h))
 
 
-def predict_concentrations(model, mechanisms, V0, y0: dict, h) -> dict:
-    """The concentrations at the step's midpoint from the start's ion currents: `{state: value}`.
+def predict_concentrations(mechanisms, y0: dict, I0: dict, h) -> dict:
+    """The concentrations at the step's midpoint from the start's ion currents `I0`: `{state: value}`.
 
     For the rates at the midpoint of the channels that read them (SK_E2's `cai`). `mechanisms` is
     `(ion, mechanism, sites)`: the point cell's `concentration_mechanisms()` (`None`: everywhere) or a cell's
-    `SitedMembrane.mechanisms` (`Sites`, the mechanism's parameters there); `model.ion_currents(V, y)` gives
-    `{ion: outward current density (µA/cm²)}`.
+    `SitedMembrane.mechanisms` (`Sites`, the mechanism's parameters there); `I0` is
+    `{ion: outward current density (µA/cm²)}` at the start.
     """
-    I0 = model.ion_currents(V0, y0)
     return {m.state: _relax(m, sites, y0[m.state], I0[ion], h / 2) for ion, m, sites in mechanisms}
 
 
-def advance_concentrations(model, mechanisms, V_mid, y0: dict, y_half: dict, y1: dict, c_pred: dict, h) -> None:
+def advance_concentrations(mechanisms, y0: dict, I_mid: dict, y_half: dict, y1: dict, h) -> None:
     r"""Write the concentrations at the half step and the end into `y_half` and `y1`.
 
-    Exact exponential update of each concentration with its ion current frozen at the step's midpoint (`V_mid`,
-    the half-step gates, the predicted concentrations `c_pred`). The pool is linear in itself at a given current
-    ($dc/dt = s(I) - c/\tau$), so this is the exponential midpoint rule: second order like the rest of the step,
-    stable for any decay/step ratio, and it relaxes exactly to `minCai` without a current. Shared by the point
-    cell's step and the cable step (where the compartments without the mechanism keep their value).
+    Exact exponential update of each concentration with its ion current `I_mid` frozen at the step's midpoint
+    (the predicted potential, the half-step gates, the predicted concentrations). The pool is linear in itself at
+    a given current ($dc/dt = s(I) - c/\tau$), so this is the exponential midpoint rule: second order like the
+    rest of the step, stable for any decay/step ratio, and it relaxes exactly to `minCai` without a current.
+    Shared by the point cell's step and the cable step (where the compartments without the mechanism keep
+    their value).
     """
-    I_mid = model.ion_currents(V_mid, {**y_half, **c_pred})
     for ion, m, sites in mechanisms:
         y_half[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h / 2)
         y1[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h)
 
 
-def correct_concentrations(model, mechanisms, V0, V1, y0: dict, y_half: dict, y1: dict, h) -> None:
-    """Rewrite the concentrations at the end into `y1` with the ion currents at the solved trapezoidal potential.
+def correct_concentrations(mechanisms, y0: dict, I_mid: dict, y1: dict, h) -> None:
+    """Rewrite the concentrations at the end into `y1` with the ion currents `I_mid` of the solved potential.
 
-    The influx of a spike is then that of the solved `V`, not of the predicted one: on the L5PC soma's 9th spike
-    at h = 5/256 ms the predicted potential left `cai` 1.1 % and the spike 0.14 ms off; corrected, 0.7 % and
-    0.09 ms. Same exponential update as `advance_concentrations`, with `V_mid = (V0 + V1)/2`.
+    `I_mid` is taken at the trapezoidal potential `(V0 + V1)/2` and the half-step gates. The influx of a spike
+    is then that of the solved `V`, not of the predicted one: on the L5PC soma's 9th spike at h = 5/256 ms the
+    predicted potential left `cai` 1.1 % and the spike 0.14 ms off; corrected, 0.7 % and 0.09 ms.
+    Same exponential update as `advance_concentrations`.
     """
-    I_mid = model.ion_currents((V0 + V1) / 2, y_half)
     for ion, m, sites in mechanisms:
         y1[m.state] = _relax(m, sites, y0[m.state], I_mid[ion], h)
 
@@ -191,7 +190,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     # for the rates of the channels that read them (SK_E2's cai)
     mechanisms = model.concentration_mechanisms()
     if mechanisms:
-        c_pred = predict_concentrations(model, mechanisms, V0, y0, h)
+        c_pred = predict_concentrations(mechanisms, y0, model.ion_currents(V0, y0), h)
         rates = model.gate_rates(V_mid, c_pred)
     else:
         rates = model.gate_rates(V_mid)
@@ -206,7 +205,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
     y1 = {g: x1[i] for i, g in enumerate(names)}
     y_half = {g: x_half[i] for i, g in enumerate(names)}
     if mechanisms:
-        advance_concentrations(model, mechanisms, V_mid, y0, y_half, y1, c_pred, h)
+        advance_concentrations(mechanisms, y0, model.ion_currents(V_mid, {**y_half, **c_pred}), y_half, y1, h)
     # 3. voltage: exact for the conductances averaged over the step by Simpson's rule (module docstring)
     G1, GE1 = model.conductances(y1)
     G_half, GE_half = model.conductances(y_half)
@@ -221,7 +220,7 @@ def rush_larsen_cn_step(model, protocol, t0, h, y0: dict, V_prev, h_prev, extra=
         Gx1, GEx1 = extra_end(V1) if callable(extra_end) else extra_end
         G1, GE1 = G1 + Gx1, GE1 + GEx1
     if mechanisms:
-        correct_concentrations(model, mechanisms, V0, V1, y0, y_half, y1, h)
+        correct_concentrations(mechanisms, y0, model.ion_currents((V0 + V1) / 2, y_half), y1, h)
     # error estimate: against the same update with the old conductances (first order)
     V1_low = V0 + (I + GE0 - G0 * V0) / coefficient(C, G0, h)
     err = {k: jnp.zeros_like(v) for k, v in y1.items()}
