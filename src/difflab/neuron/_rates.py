@@ -55,6 +55,27 @@ def vtrap(x: ArrayLike, y: ArrayLike) -> Array:
     return y * z_over_expm1(jnp.asarray(x) / y)
 
 
+#: `vtrap_pair` holds |x/y| to this bound, where e^{x/y} stays finite in float32 (|x| ≤ 480 mV for y = 6 mV)
+_PAIR_LIMIT = 80.0
+
+
+def vtrap_pair(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    r"""`(vtrap(x, y), vtrap(−x, y))` from one exponential and one division.
+
+    $$\mathrm{vtrap}(-x, y) = \frac{-x}{e^{-x/y} - 1} = \mathrm{vtrap}(x, y)\, e^{x/y},$$
+
+    the pair that a channel's α and β often form (`NaTs2_t`: `α_m ∝ vtrap(−u, 6)`, `β_m ∝ vtrap(u, 6)`). Two
+    `vtrap` calls cost two exponentials and two divisions; the L5PC's sodium rates are evaluated in most of its
+    compartments at every step. `x/y` is clipped to ±80 (beyond ±480 mV for `y` = 6 mV the rates stay at their
+    value there), so that neither member overflows to `inf · 0` in float32.
+    """
+    y = jnp.asarray(y)
+    z = jnp.clip(jnp.asarray(x) / y, -_PAIR_LIMIT, _PAIR_LIMIT)
+    ez = jnp.exp(z)
+    v = y * z_over_expm1(z, ez)
+    return v, v * ez
+
+
 def q10_factor(celsius: ArrayLike, q10: float = 3.0, reference: float = 6.3) -> Array:
     """Temperature factor `q10^((celsius − reference)/10)` (= 1 at 6.3 °C for `hh`)."""
     return jnp.asarray(q10, dtype=jnp.result_type(celsius)) ** ((jnp.asarray(celsius) - reference) / 10)

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from jaxtyping import Array
 
-from .._rates import vtrap
+from .._rates import vtrap, vtrap_pair
 from ._gating import AbstractRuledChannel, boltzmann, inf_tau
 
 
 def _transient(V: Array, m_half: float, h_half: float, qt: Array) -> dict[str, tuple[Array, Array]]:
     """The shared kinetics of `NaTs2_t` (halves −32, −60 mV) and `NaTa_t` (−38, −66 mV), `(α, β)` × `qt`."""
-    am = 0.182 * vtrap(-(V - m_half), 6.0)
-    bm = 0.124 * vtrap(V - m_half, 6.0)
-    ah = 0.015 * vtrap(V - h_half, 6.0)
-    bh = 0.015 * vtrap(-(V - h_half), 6.0)
+    m_pos, m_neg = vtrap_pair(V - m_half, 6.0)  # each α, β pair shares its exponential
+    h_pos, h_neg = vtrap_pair(V - h_half, 6.0)
+    am, bm = 0.182 * m_neg, 0.124 * m_pos
+    ah, bh = 0.015 * h_pos, 0.015 * h_neg
     return {"m": (qt * am, qt * bm), "h": (qt * ah, qt * bh)}
 
 
@@ -109,8 +109,8 @@ class Nap_Et2(AbstractRuledChannel):
 
     def rates(self, V, celsius):
         qt = self.temperature.factor(celsius)
-        am = 0.182 * vtrap(-(V + 38.0), 6.0)
-        bm = 0.124 * vtrap(V + 38.0, 6.0)
+        m_pos, m_neg = vtrap_pair(V + 38.0, 6.0)
+        am, bm = 0.182 * m_neg, 0.124 * m_pos
         m_inf, m_rest = boltzmann(V, -52.6, 4.6)
         ah = 2.88e-6 * vtrap(V + 17.0, 4.63)
         bh = 6.94e-6 * vtrap(-(V + 64.4), 2.63)
