@@ -173,7 +173,7 @@ def cable_correct(model, t0, h, y0, pred: Prediction, mean=None, end=None):
             half[name] = x_inf + (x0 - x_inf) * decay
             one[name] = x_inf + (x0 - x_inf) * (decay * decay)
     y1 = sited.put_gates(y0, one)
-    c_half = {}
+    c_half: dict[str, Array] = {}
     g_half = sited.local_conductances(half)
     if mechanisms:  # exponential midpoint update of the concentrations (shared with the point cell)
         I_mid = sited.local_ion_currents(V_mid, g_half, sited.reversals({**y0, **c_pred}))

@@ -23,6 +23,8 @@ per member and step, benchmarks/README.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -85,7 +87,7 @@ class SitedMembrane:
         """`{gate: y[gate] with the sites' values of `gates` written in}`: full arrays again."""
         return {k: sites.put(y[k], gates[k]) for _, ch, sites in self.channels for k in ch.gates}
 
-    def spread_sum(self, parts: list[Array | None], like: Array) -> Array:
+    def spread_sum(self, parts: Sequence[Array | None], like: Array) -> Array:
         r"""$\sum_c$ `parts[c]` spread from channel $c$'s sites over the compartments (`None` adds nothing).
 
         Summed on each set of sites first, then spread once per set. `like` gives the batch shape and dtype
