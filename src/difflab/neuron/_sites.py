@@ -8,7 +8,8 @@ conductance multiplied by 0 where it is absent) spends most of a step on absent 
 compartments only, $x_c = x[I_c]$, and write the results back, $x[I_c] \leftarrow x_c$:
 
 - **runs** (at most `MAX_RUNS` contiguous ranges of compartments, as regions made of whole sections give):
-  static slices and one concatenation, which XLA fuses with their producers and consumers;
+  static slices and one concatenation to read, which XLA fuses with their producers and consumers, and one
+  in-place update per run to write (`dynamic_update_slice`);
 - **otherwise** one gather in, and one gather out of `concat([x, x_c])` (each compartment's position in it).
 
 Neither holds a scatter, so the step still compiles to one kernel on the CPU where it is small
