@@ -8,8 +8,7 @@ conductance multiplied by 0 where it is absent) spends most of a step on absent 
 compartments only, $x_c = x[I_c]$, and write the results back, $x[I_c] \leftarrow x_c$:
 
 - **runs** (at most `MAX_RUNS` contiguous ranges of compartments, as regions made of whole sections give):
-  static slices and one concatenation to read, which XLA fuses with their producers and consumers, and one
-  in-place update per run to write (`dynamic_update_slice`);
+  static slices and one concatenation, which XLA fuses with their producers and consumers;
 - **otherwise** one gather in, and one gather out of `concat([x, x_c])` (each compartment's position in it).
 
 Neither holds a scatter, so the step still compiles to one kernel on the CPU where it is small
@@ -19,7 +18,6 @@ reverse-mode derivatives. A channel present everywhere is passed through untouch
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array
@@ -66,13 +64,12 @@ class Sites:
         if self.everywhere:
             return part
         if self.sliced:
-            # each run written into `full` in place: a state that lives on a few compartments (the axon stub's
-            # gates) then costs those compartments, where a concatenation copied the whole array every step
-            used = 0
+            pieces, done, used = [], 0, 0
             for a, b in self.runs:
-                full = jax.lax.dynamic_update_slice_in_dim(full, part[..., used : used + b - a], a, axis=-1)
-                used += b - a
-            return full
+                pieces += [full[..., done:a], part[..., used : used + b - a]]
+                done, used = b, used + b - a
+            pieces.append(full[..., done:])
+            return jnp.concatenate([p for p in pieces if p.shape[-1]], axis=-1)
         return jnp.concatenate([full, part], axis=-1)[..., self.positions]
 
     def spread(self, part: Array) -> Array:
