@@ -12,8 +12,8 @@ implicitly:
    computed on its own compartments only (`SitedMembrane`): on the L5PC, 2677 of the 12 582 gate updates that
    a mask over all compartments computes, 230 → 128 µs per step (one cell, 2 CPU cores). The gates, their
    conductances and the ion currents stay at the channels' sites through the step, and are summed on each
-   set of sites before one spread per set: a 100-member L5PC ensemble's step went from 117–120 to 67–78 µs
-   per member (float64), where every channel's Simpson terms had been spread over all compartments.
+   set of sites before one spread per set: a 100-member L5PC ensemble's step went from 95–120 to 67–74 µs
+   per member (float64, alternated runs), where every channel's Simpson terms had been spread over all compartments.
 3. **Voltage (Crank–Nicolson)** with the channel conductances averaged by Simpson's rule and the stimulus
    at $t_0 + h/2$. With $\delta = V_1 - V_0$, every compartment $i$ solves
 

@@ -17,7 +17,7 @@ a gate belongs to one channel) and writes them back into the full arrays once, f
 a region share their sites (the L5PC's 18 channels lie on 7 distinct sets of compartments): the potential is
 read once per set, and the per-channel terms are summed on the set before one spread per set (`spread_sum`).
 Spreading every channel's terms on their own had the L5PC step sum 108 padded arrays per compartment, and its
-reads and writes through the full arrays were a third of its kernel time (a 100-member ensemble: 118 → 60–77 µs
+reads and writes through the full arrays were a third of its kernel time (a 100-member ensemble: 95–120 → 67–74 µs
 per member and step, benchmarks/README.md).
 """
 
