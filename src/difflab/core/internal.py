@@ -56,6 +56,7 @@ from ._protocol import min_concrete as min_concrete
 from ._simulate import default_dt0 as default_dt0
 from ._simulate import fit_to_protocol as fit_to_protocol
 from ._simulate import simulate as simulate
+from ._state_layout import AbstractStateLayout as AbstractStateLayout
 from ._static import StaticArray as StaticArray
 from ._trajectory import Trajectory as Trajectory
 from ._versions import package_version as package_version

@@ -13,7 +13,9 @@ mechanism is present and its own `E` elsewhere (`_cell_ions`). Gates of a channe
 compartments without it.
 
 **Local values.** A step works on every channel's gates at its sites (`gates_at_sites`, `{gate: (..., size)}`;
-a gate belongs to one channel) and writes them back into the full arrays once, for its result. The channels of
+a gate belongs to one channel) and writes them back into the full arrays once, for its result; a state that
+holds the gates at their sites already (`CompactGates`, the cable solver's layout under fixed steps) is read
+and written as it is. The channels of
 a region share their sites (the L5PC's 18 channels lie on 7 distinct sets of compartments): the potential is
 read once per set, and the per-channel terms are summed on the set before one spread per set (`spread_sum`).
 Spreading every channel's terms on their own had the L5PC step sum 108 padded arrays per compartment, and its
@@ -80,12 +82,24 @@ class SitedMembrane:
         return [taken[k] for k in self.set_of]
 
     def gates_at_sites(self, y: dict[str, Array]) -> dict[str, Array]:
-        """`{gate: its values at its channel's sites}` for every gate of `y` (full arrays)."""
-        return {k: sites.take(y[k]) for _, ch, sites in self.channels for k in ch.gates}
+        """`{gate: its values at its channel's sites}` for every gate of `y`.
+
+        `y`'s gates are full arrays, or already at their sites (`CompactGates`).
+        """
+        return {k: sites.at_sites(y[k]) for _, ch, sites in self.channels for k in ch.gates}
 
     def put_gates(self, y: dict[str, Array], gates: dict[str, Array]) -> dict[str, Array]:
-        """`{gate: y[gate] with the sites' values of `gates` written in}`: full arrays again."""
-        return {k: sites.put(y[k], gates[k]) for _, ch, sites in self.channels for k in ch.gates}
+        """`{gate: y[gate] with the sites' values of `gates` written in}`, in the layout of `y`'s gates.
+
+        Full arrays of `y` get the sites' values written in; gates that `y` holds at their sites only
+        (`CompactGates`) are the new values themselves, in `y`'s shape and dtype.
+        """
+        out = {}
+        for _, ch, sites in self.channels:
+            for k in ch.gates:
+                compact = jnp.shape(y[k])[-1] == sites.size and not sites.everywhere
+                out[k] = _like(y[k], gates[k]) if compact else sites.put(y[k], gates[k])
+        return out
 
     def spread_sum(self, parts: Sequence[Array | None], like: Array) -> Array:
         r"""$\sum_c$ `parts[c]` spread from channel $c$'s sites over the compartments (`None` adds nothing).
@@ -143,3 +157,9 @@ class SitedMembrane:
     def ion_currents(self, V: Array, y: dict[str, Array]) -> dict[str, Array]:
         """`{ion: summed outward current density (µA/cm²) per compartment}` for every written ion (full `y`)."""
         return self.local_ion_currents(V, self.local_conductances(self.gates_at_sites(y)), self.reversals(y))
+
+
+def _like(old: Array, new: Array) -> Array:
+    """`new` in the broadcast shape of `old` and `new` and their common dtype (as `Sites.put` writes)."""
+    dtype = jnp.result_type(old, new)
+    return jnp.broadcast_to(jnp.asarray(new, dtype), jnp.broadcast_shapes(jnp.shape(old), jnp.shape(new)))

@@ -46,6 +46,16 @@ class Sites:
         self.positions = np.arange(self.n)
         self.positions[self.index] = self.n + np.arange(self.size)
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sites) and self.n == other.n and np.array_equal(self.index, other.index)
+
+    def __hash__(self) -> int:  # by value: a static part of compiled programs (`CompactGates`)
+        return hash((self.n, self.index.tobytes()))
+
+    def at_sites(self, x: Array) -> Array:
+        """`x` at the sites: `take(x)` for `x` over every compartment, `x` itself when it already holds the sites."""
+        return x if jnp.shape(x)[-1] == self.size else self.take(x)
+
     def take(self, x: Array) -> Array:
         """`x[..., I]`: the values at the sites, shape `(..., size)`, from `x` of shape `(..., n)`."""
         if self.everywhere:
