@@ -48,8 +48,9 @@ def one_seed(seed: int) -> dict:
     t1 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit, chains=CHAINS, warmup=WARMUP,
-                                 draws=DRAWS, key=jax.random.key(seed))  # fmt: skip
+        post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit,
+                                 sampling=difflab.Sampling(chains=CHAINS, warmup=WARMUP, draws=DRAWS),
+                                 key=jax.random.key(seed))  # fmt: skip
     t2 = time.perf_counter()
     covered = {}
     for name, true in TRUE.items():

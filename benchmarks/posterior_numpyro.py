@@ -53,8 +53,9 @@ def min_bulk_ess(draws: dict[str, np.ndarray]) -> float:
 
 def run_difflab(model, protocol, data, fit):
     t0 = time.perf_counter()
-    post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit, chains=CHAINS, warmup=WARMUP,
-                             draws=DRAWS, key=jax.random.key(1))  # fmt: skip
+    post = difflab.posterior(model, protocol, data, params=BOUNDS, start=fit,
+                             sampling=difflab.Sampling(chains=CHAINS, warmup=WARMUP, draws=DRAWS),
+                             key=jax.random.key(1))  # fmt: skip
     wall = time.perf_counter() - t0
     ess = min_bulk_ess({name: post[name].values for name in BOUNDS})
     return wall, float(post.attrs["gradients_per_draw"]), ess, int(post.attrs["divergences"]), post

@@ -299,3 +299,39 @@ def _(ctx):
         hh(), protocol, data, params={"gL": (0.05, 1.0)}, steps=10, run=difflab.RunOptions(progress=False)
     )
     return float(fit.best["gL"])
+
+
+@case("posterior.loss-without-residuals", "19", r"loss must be a least-squares loss for posterior", exc=TypeError)
+def _(ctx):
+    import jax
+
+    import difflab
+
+    return difflab.posterior(relax(k=1.0, y0=2.0), difflab.Constant(0.0), relax_data(), params={"k": (0.1, 10.0)},
+                             loss="firing_rate", key=jax.random.key(0))  # fmt: skip
+
+
+@case("posterior.zero-chains", "19", r"chains must be a whole number >= 1; got 0")
+def _(ctx):
+    import difflab
+
+    return difflab.Sampling(chains=0)
+
+
+@case("posterior.two-recordings-not-joint", "19", r"data must hold one recording.*Comparison\(joint=True\)")
+def _(ctx):
+    import jax
+
+    import difflab
+
+    data = relax_data()
+    two = {"time": data["time"], "y": np.stack([data["y"], data["y"] + 0.01])}
+    return difflab.posterior(relax(k=1.0, y0=2.0), difflab.Constant(0.0), two, params={"k": (0.1, 10.0)},
+                             key=jax.random.key(0))  # fmt: skip
+
+
+@case("fit.mse-negative-weight", "19", r"weights\['y'\] must be a finite number > 0; got -1.0")
+def _(ctx):
+    import difflab
+
+    return difflab.MSE(weights={"y": -1.0})

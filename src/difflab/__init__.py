@@ -23,6 +23,7 @@ from . import datasets as datasets
 from . import io as io
 from . import plot as plot
 from . import sensitivity as sensitivity
+from .bayes import Sampling as Sampling
 from .bayes import posterior as posterior
 from .calibration import MSE as MSE
 from .calibration import AbstractLoss as AbstractLoss
@@ -44,6 +45,7 @@ from .calibration import calibrate as calibrate
 from .calibration import profile as profile
 from .core import AbstractModel as AbstractModel
 from .core import AbstractProtocol as AbstractProtocol
+from .core import AbstractStateLayout as AbstractStateLayout
 from .core import Constant as Constant
 from .core import PiecewiseLinear as PiecewiseLinear
 from .core import Ramp as Ramp

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # one NUTS compilation (about a minute on a busy 
 TS = np.linspace(0.0, 2.0, 21)
 SIGMA = 0.1
 BOUNDS = {"a": (-5.0, 5.0), "b": (-5.0, 5.0)}
-SETTINGS = dict(chains=4, warmup=200, draws=300)
+SETTINGS = dict(sampling=difflab.Sampling(chains=4, warmup=200, draws=300))
 X = np.stack([TS, np.ones_like(TS)], axis=1)
 
 
@@ -70,6 +70,20 @@ def test_estimated_noise_from_start_matches_exact_posterior():
     assert post.attrs["noise_estimated"] == 1
     np.testing.assert_allclose(post.attrs["noise"], sigma, rtol=1e-9)
     check_against_exact(post, *exact(data["y"], sigma))
+
+
+def test_a_joint_posterior_with_a_weighted_loss_matches_the_stacked_exact_posterior():
+    """Two recordings of one line (`Comparison(joint=True)`) under `MSE(weights={"y": w})`: the likelihood is
+    exp(-w RSS / (2σ²)) over both, so the posterior is Gaussian with the stacked least-squares mean and covariance
+    (σ²/w)(XₛᵀXₛ)⁻¹, Xₛ = [X; X]."""
+    y = np.stack([line_data(3)["y"], line_data(4)["y"]])
+    w = 4.0
+    post = difflab.posterior(Line(), difflab.Constant(0.0), {"time": TS, "y": y}, params=BOUNDS, noise=SIGMA,
+                             loss=difflab.MSE(weights={"y": w}), compare=difflab.Comparison(joint=True),
+                             key=jax.random.key(3), **SETTINGS)  # fmt: skip
+    stacked = np.concatenate([X, X])
+    beta = np.linalg.solve(stacked.T @ stacked, stacked.T @ y.ravel())
+    check_against_exact(post, beta, SIGMA**2 / w * np.linalg.inv(stacked.T @ stacked))
 
 
 def test_gaussian_prior_matches_conjugate_posterior():
@@ -162,7 +176,8 @@ def test_the_squid_axons_step_is_resolved_from_the_start_and_the_bounds():
     # one chain of four draws without warm-up (a quick look, allowed): no R-hat, and a warning that says so
     with pytest.warns(RuntimeWarning, match=r"posterior of 'gNa' has not converged: no R-hat \(one chain\)"):
         post = difflab.posterior(model, protocol, data, params={"gNa": (50.0, 1000.0)}, noise=1.0,
-                                 start={"gNa": 120.0}, chains=1, warmup=0, draws=4, key=jax.random.key(0))  # fmt: skip
+                                 start={"gNa": 120.0}, sampling=difflab.Sampling(chains=1, warmup=0, draws=4),
+                                 key=jax.random.key(0))  # fmt: skip
     assert post.attrs["dt0"] == str(5 / 256)
     assert np.isnan(post["rhat"].values).all()
     assert np.all(np.abs(post["gNa"].values - 120.0) < 5.0)  # 1 mV noise on 120 samples: gNa known to < 1 mS/cm²
@@ -192,11 +207,9 @@ def test_a_fits_refined_step_is_the_posteriors():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (dict(chains=0), "chains must be an integer >= 1; got 0"),
-        (dict(draws=0), "draws must be an integer >= 1; got 0"),
         (dict(priors={"c": lambda c: 0.0}), "priors names 'c', which is not a fitted parameter"),
         (dict(start={"a": 7.0, "b": 0.0}), "start: parameter 'a' = 7.0 lies outside"),
-        (dict(noise=0.0), "noise must be a positive standard deviation in the data's units; got 0.0"),
+        (dict(noise=0.0), "noise must be a positive standard deviation in the units of the loss's residuals; got 0.0"),
         (dict(noise=-1.0), "noise must be a positive standard deviation"),
     ],
 )
@@ -204,6 +217,38 @@ def test_bad_input_refused_by_name(change, message):
     kwargs = dict(params=BOUNDS, noise=SIGMA, key=jax.random.key(0), **SETTINGS) | change
     with pytest.raises(ValueError, match=re.escape(message)):
         difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (dict(chains=0), "chains must be a whole number >= 1; got 0"),
+        (dict(draws=0), "draws must be a whole number >= 1; got 0"),
+        (dict(warmup=-1), "warmup must be a whole number >= 0; got -1"),
+        (dict(chains=2.0), "chains must be a whole number >= 1; got 2.0"),
+    ],
+)
+def test_sampling_settings_are_checked_when_made_and_the_old_keywords_still_reach_them(settings, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        difflab.Sampling(**settings)
+    kwargs = dict(params=BOUNDS, noise=SIGMA, key=jax.random.key(0)) | settings
+    name = next(iter(settings))
+    with pytest.warns(DeprecationWarning, match=re.escape(f"posterior({name}=...) is deprecated and goes at 0.3")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), **kwargs)
+
+
+def test_a_loss_that_is_not_least_squares_and_several_recordings_are_refused_by_name():
+    with pytest.raises(TypeError, match=r"loss must be a least-squares loss for posterior .* got 'firing_rate'"):
+        difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), params=BOUNDS, loss="firing_rate",
+                          key=jax.random.key(0))  # fmt: skip
+    two = {"time": TS, "y": np.stack([line_data(0)["y"], line_data(1)["y"]])}
+    joint = "got 2: select one, or pass compare=difflab.Comparison(joint=True)"
+    with pytest.raises(ValueError, match=re.escape(joint)):
+        difflab.posterior(Line(), difflab.Constant(0.0), two, params=BOUNDS, key=jax.random.key(0))
+    with pytest.raises(TypeError, match=re.escape("sampling must be a difflab.Sampling(chains=..., warmup=...")):
+        difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), params=BOUNDS, sampling={"chains": 2},
+                          key=jax.random.key(0))  # fmt: skip
 
 
 def test_unconverged_and_divergent_chains_warn_by_name():

@@ -24,6 +24,19 @@ def test_mse_leaves_masked_samples_out():
     assert float(MSE()(pred, data, mask)) == pytest.approx(4.0 / 3.0)
 
 
+def test_mse_weights_a_variable_given_as_a_dict_or_pairs():
+    """w_V (V − V̂)² / n_V + (m − m̂)² / n_m; a dict and its pairs make the same loss (one compiled program)."""
+    pred = {"V": jnp.asarray([1.0, 3.0]), "m": jnp.asarray([0.5, 0.5])}
+    data = {"V": jnp.asarray([0.0, 1.0]), "m": jnp.asarray([0.1, 0.5])}
+    mask = {k: jnp.asarray([True, True]) for k in pred}
+    weighted = MSE(weights={"V": 0.25})
+    assert weighted == MSE(weights=(("V", 0.25),)) and hash(weighted) == hash(MSE(weights=(("V", 0.25),)))
+    assert float(weighted(pred, data, mask)) == pytest.approx(0.25 * 5.0 / 2 + 0.16 / 2)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"weights\['V'\] must be a finite number > 0"):
+            MSE(weights={"V": bad})
+
+
 def test_crossing_times_are_interpolated():
     times, found = first_crossings(TS, wave(0.3), 0.0, 5)
     np.testing.assert_allclose(times, [0.3, 2.8, 5.3, 7.8, 10.0], atol=1e-3)  # the 5th is missing: t_end

@@ -28,9 +28,10 @@ from ..calibration.internal import (
     fit_members,
     resolve_default_step,
 )
-from ..core.internal import AbstractModel, get_path, optional_module
+from ..core.internal import AbstractModel, SolveOptions, get_path, legacy_keywords, optional_module, warn_moved
 from ._density import LogDensity
 from ._nuts import run_chains
+from ._sampling import SAMPLING_FIELDS, Sampling
 from ._whiten import whiten
 
 #: Convergence thresholds (Vehtari et al., "Rank-normalization, folding, and localization: an improved R-hat",
@@ -44,46 +45,67 @@ RHAT_LIMIT, ESS_LIMIT = 1.01, 100.0
 START_SPREAD = 1.0
 
 
+def _legacy_posterior(*args: Any, **kwargs: Any) -> xr.Dataset:
+    """`posterior` called with `chains`, `warmup` or `draws` as keywords (before `sampling`; removed at 0.3)."""
+    given = {name: kwargs.pop(name) for name in SAMPLING_FIELDS if name in kwargs}
+    for name in given:
+        warn_moved("posterior", name, f"sampling=difflab.Sampling({name}=...)")
+    if kwargs.get("sampling") is not None:
+        raise TypeError(f"posterior(): {', '.join(given)} given both as keywords and through sampling=; give them once")
+    kwargs["sampling"] = Sampling(**given)
+    return posterior(*args, **kwargs)
+
+
+@legacy_keywords(frozenset(SAMPLING_FIELDS), _legacy_posterior)
 def posterior(
     model: AbstractModel,
     protocol: Any,
     data: Any,
     *,
     params: Mapping[str, AbstractTransform | tuple[float, float] | None],
+    loss: Any = "mse",
     priors: Mapping[str, Callable[[jax.Array], jax.Array]] | None = None,
     compare: Comparison | None = None,
     start: Calibration | Mapping[str, ArrayLike] | None = None,
     noise: float | None = None,
-    chains: int = 4,
-    warmup: int = 500,
-    draws: int = 1000,
+    sampling: Sampling | None = None,
+    options: SolveOptions | None = None,
     key: PRNGKeyArray,
 ) -> xr.Dataset:
     r"""Sample the posterior of the parameters named in `params` given one recording `data`, with NUTS.
 
     $$p(x \mid y) \propto \exp\Big(-\frac{\mathrm{RSS}(x)}{2\sigma^2}\Big) \prod_j p_j(x_j)$$
 
-    with $\mathrm{RSS}$ the residual sum of squares of `calibrate`'s trace MSE (one noise level $\sigma$ for all
-    samples). The sampler works in the transforms' unconstrained coordinates, with their log-Jacobian, whitened by
-    the posterior's Gauss–Newton curvature at `start` (an affine map, see `difflab.bayes._whiten`): at a fit the
-    chains then see a posterior close to a standard normal and take short trees from the first warm-up step.
+    with $\mathrm{RSS} = n \sum_i r_i^2$ from the residuals $r_i$ of `calibrate`'s least-squares `loss` and the $n$
+    observations they stand for (one noise level $\sigma$ for all of them). For the trace MSE (the default) that
+    is the residual sum of squares of the samples; for `SpikeTimes` of the spike times, and for `SpikeFeatures`
+    of the features in units of their scales. The sampler works in the transforms' unconstrained coordinates,
+    with their log-Jacobian, whitened by the posterior's Gauss–Newton curvature at `start` (an affine map, see
+    `difflab.bayes._whiten`): at a fit the chains then see a posterior close to a standard normal and take short
+    trees from the first warm-up step.
 
     Args:
         model: the model; fields not named in `params` stay fixed.
         protocol: the input, as for [`difflab.calibrate`][].
-        data: one recording, as for `calibrate` (NaN samples are left out).
+        data: one recording, as for `calibrate` (NaN samples are left out); several, with one parameter set for
+            all, with `compare=Comparison(joint=True)`.
         params: parameter name -> transform or `(lo, hi)` for `Bounded(lo, hi)`, as for `calibrate`.
+        loss: a least-squares loss of `calibrate` (`"mse"`, the default; `"spike_times"`, a
+            [`SpikeTimes`][difflab.SpikeTimes] or [`MSE`][difflab.MSE] with weights,
+            [`SpikeFeatures`][difflab.neuron.SpikeFeatures]): its residuals are the likelihood's.
         priors: `{name: log_p}` with `log_p(x)` the log prior density of the physical value `x` (up to a constant);
             a parameter without one gets a uniform prior (on its bounds for `Bounded`).
         compare: a [`Comparison`][difflab.Comparison]: which variables, on which grid (as for `calibrate`).
         start: where the chains start: a [`Calibration`][difflab.Calibration] (its best model), `{name: value}`
             (physical units, inside the bounds) or `None`: a `Bounded` parameter's centre, else the model's value.
-        noise: $\sigma$, the noise standard deviation in the data's units (> 0). `None`: $\hat\sigma^2 =
-            \mathrm{RSS}/(n - p)$ at `start` (so start at a fit), stated in `attrs["noise"]`.
-        chains: independent chains, vmapped (>= 1; R-hat needs 2 and is NaN for one; 4 give a meaningful one).
-        warmup: adaptation steps per chain (step size and diagonal mass matrix), discarded; 0: none, the unit mass
-            matrix and a step of 0.5 in the whitened coordinates (`_nuts.UNADAPTED_STEP`).
-        draws: kept draws per chain (>= 1).
+        noise: $\sigma$, the noise standard deviation in the units of the loss's residuals (> 0): the data's
+            units for the trace MSE, the time units for spike times, 1 for spike features whose scales are their
+            standard deviations. `None`: $\hat\sigma^2 = \mathrm{RSS}/(n - p)$ at `start` (so start at a fit),
+            stated in `attrs["noise"]`.
+        sampling: a [`Sampling`][difflab.Sampling]: chains, warm-up and draws (default: 4 chains, 500 warm-up
+            steps and 1000 draws each).
+        options: a [`SolveOptions`][difflab.SolveOptions] for the model's solves, as for `calibrate` (default:
+            the model's; a fixed step resolved once from the start and the bounds, or a fit's refined step).
         key: random key (chains' starts, adaptation and draws).
 
     Returns:
@@ -101,11 +123,22 @@ def posterior(
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
     if importlib.util.find_spec("blackjax") is None:
         raise ImportError("posterior samples with blackjax: pip install 'difflab[posterior]'")
-    _check_counts(chains, warmup, draws)
+    sampling = Sampling() if sampling is None else sampling
+    if not isinstance(sampling, Sampling):
+        raise TypeError(f"sampling must be a difflab.Sampling(chains=..., warmup=..., draws=...); got {sampling!r}")
+    chains, warmup, draws = sampling.chains, sampling.warmup, sampling.draws
     compare = Comparison() if compare is None else compare
-    problem, fit = build_problem(model, data, params, "mse", compare, None)
+    problem, fit = build_problem(model, data, params, loss, compare, options)
+    if not problem.loss.least_squares:
+        raise TypeError(
+            f"loss must be a least-squares loss for posterior (its residuals make the Gaussian likelihood): 'mse', "
+            f"'spike_times', difflab.MSE, difflab.SpikeTimes or difflab.neuron.SpikeFeatures; got {loss!r}"
+        )
     if fit.n_recordings != 1:
-        raise ValueError(f"data must hold one recording for posterior; got {fit.n_recordings} (select one)")
+        raise ValueError(
+            f"data must hold one recording for posterior; got {fit.n_recordings}: select one, or pass "
+            "compare=difflab.Comparison(joint=True) for the posterior of one parameter set given all of them"
+        )
     priors = _checked_priors(priors, problem.transforms)
     member = jax.tree.map(lambda x: x[0], fit_members(protocol, fit))
     theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
@@ -152,12 +185,6 @@ def _at_the_fits_step(problem, start):
     return dataclasses.replace(problem, sim_options={**problem.sim_options, "dt0": fitted})
 
 
-def _check_counts(chains, warmup, draws) -> None:
-    for name, value, least in (("chains", chains, 1), ("draws", draws, 1), ("warmup", warmup, 0)):
-        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
-
-
 def _checked_priors(priors, transforms) -> dict[str, Callable]:
     priors = dict(priors or {})
     for name, prior in priors.items():
@@ -199,7 +226,9 @@ def _noise(noise, problem, theta, member) -> float:
     r"""The given noise level, checked, or $\hat\sigma = \sqrt{\mathrm{RSS}/(n - p)}$ at `theta`."""
     if noise is not None:
         if not np.isfinite(noise) or noise <= 0:
-            raise ValueError(f"noise must be a positive standard deviation in the data's units; got {noise!r}")
+            raise ValueError(
+                f"noise must be a positive standard deviation in the units of the loss's residuals; got {noise!r}"
+            )
         return float(noise)
     _, data, mask = member
     n = float(problem.loss.count(data, mask))

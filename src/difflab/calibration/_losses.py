@@ -43,6 +43,15 @@ class AbstractLoss(eqx.Module):
         return self
 
 
+def _weight_pairs(weights) -> tuple[tuple[str, float], ...]:
+    """`weights` (a dict or pairs) as sorted `(variable, weight)` pairs, each weight a finite number > 0."""
+    pairs = tuple(sorted((str(k), float(w)) for k, w in dict(weights).items()))
+    for name, w in pairs:
+        if not (w > 0 and w < float("inf")):
+            raise ValueError(f"weights[{name!r}] must be a finite number > 0; got {w!r}")
+    return pairs
+
+
 class MSE(AbstractLoss):
     r"""Trace mean squared error, summed over variables, missing samples left out.
 
@@ -51,10 +60,12 @@ class MSE(AbstractLoss):
     with $n_v$ the number of measured samples of variable $v$ (units: squared data units).
 
     Args:
-        weights: optional per-variable weights $w_v$ (default 1), e.g. to balance mV and gates.
+        weights: optional per-variable weights $w_v$ (default 1), e.g. to balance mV and gates: a dict
+            `{variable: weight}` (or its `(variable, weight)` pairs).
     """
 
-    weights: tuple[tuple[str, float], ...] = eqx.field(static=True, default=())
+    # kept as sorted pairs: a static field must be hashable, and equal weights give the same compiled program
+    weights: tuple[tuple[str, float], ...] = eqx.field(static=True, default=(), converter=_weight_pairs)
     least_squares = True
 
     def residuals(self, pred, data, mask):

@@ -15,4 +15,5 @@ from ._protocol import Sampled as Sampled
 from ._protocol import Step as Step
 from ._protocol import Sum as Sum
 from ._simulate import simulate as simulate
+from ._state_layout import AbstractStateLayout as AbstractStateLayout
 from ._trajectory import Trajectory as Trajectory
