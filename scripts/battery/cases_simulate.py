@@ -37,6 +37,20 @@ def _(ctx):
     return difflab.simulate(hh(), step(), ts_hh(), y0=y0)
 
 
+def _one_state_for_a_batch():
+    import difflab
+
+    batch = difflab.make_batch(hh(), gNa=[100.0, 120.0])
+    given = difflab.simulate(batch, step(), ts_hh(), y0=hh().initial_state()).ys["V"]
+    own = difflab.simulate(batch, step(), ts_hh()).ys["V"]
+    return float(np.max(np.abs(np.asarray(given) - np.asarray(own))))
+
+
+@case("sim.y0-one-cell-for-a-batched-model", "9", check=lambda d: (d == 0.0, f"largest difference {d}"))
+def _(ctx):
+    return _one_state_for_a_batch()
+
+
 @case("sim.y0-missing-state", "19", r"y0.*'n'|'n'.*y0")
 def _(ctx):
     import difflab

@@ -213,6 +213,17 @@ def test_misshapen_state_and_a_number_as_protocol_are_refused_by_name():
         difflab.simulate(Relaxation(), 3.0, TS)
 
 
+def test_one_initial_state_serves_every_member_of_a_batched_model():
+    """A batched model given the initial state of one cell starts every member from it: the same solution as from
+    the model's own (broadcast) initial state. It was a TypeError from inside the step."""
+    one = HodgkinHuxley.squid_axon()
+    three = difflab.make_batch(one, gNa=[100.0, 110.0, 120.0])
+    protocol = difflab.Step(10.0, 1.0, 5.0)
+    given = difflab.simulate(three, protocol, TS, y0=one.initial_state())
+    np.testing.assert_array_equal(given.ys["V"], difflab.simulate(three, protocol, TS).ys["V"])
+    assert given.ys["V"].shape == (TS.size, 3)
+
+
 def test_a_runaway_default_step_names_the_model():
     fixed = dict(solver=diffrax.Euler(), stepsize_controller=diffrax.ConstantStepSize())
 

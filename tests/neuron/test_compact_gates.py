@@ -91,6 +91,21 @@ def test_derivatives_equal_those_of_a_solve_on_full_arrays():
     np.testing.assert_array_equal(np.asarray(got[1])[absent], 1.0)  # h there is its initial value throughout
 
 
+def test_a_batched_cell_started_from_one_cells_state_packs_it_for_every_member():
+    """Two members (two somatic sodium densities) from the unbatched cell's initial state: each equals its own
+    solve (the packed state takes the members' batch)."""
+    gbar = CELL.parameters()[CELL.resolve("soma.gbar_NaTs2_t")]
+    two = CELL.replace(**{"soma.gbar_NaTs2_t": jnp.stack([gbar, 0.8 * gbar])})
+    # a batched cell's parameters meet its per-compartment constants by broadcasting (JAX's default, which the
+    # suite otherwise refuses)
+    with jax.numpy_rank_promotion("allow"):
+        batched = difflab.simulate(two, STIM, TS, dt0=0.025, y0=CELL.initial_state()).ys
+    assert batched["m_NaTs2_t"].shape == (TS.size, 2, CELL.morphology.n_segments)
+    second = difflab.simulate(CELL.replace(**{"soma.gbar_NaTs2_t": 0.8 * gbar}), STIM, TS, dt0=0.025).ys
+    for k in second:
+        np.testing.assert_allclose(batched[k][:, 1], second[k], rtol=1e-12, atol=1e-12, err_msg=k)
+
+
 def test_an_adaptive_solve_keeps_the_models_layout():
     """An adaptive controller's error norm averages over the whole state: it is never given the compact one."""
     from difflab.core._state_layout import solver_layout

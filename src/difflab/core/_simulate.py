@@ -117,6 +117,7 @@ def simulate(
         model.check_state(y0)
         for name, value in y0.items():
             check_finite(value, f"y0[{name!r}]")
+        y0 = _with_model_batch(model, y0)
     protocol = _in_state_precision(protocol, y0)
     # physical parameters: refused now when concrete; when traced, raised in the compiled program (throw) or the
     # member fails (its values NaN, succeeded false) without stopping the rest of an ensemble
@@ -177,6 +178,36 @@ def simulate(
         variables=(time_info, *variables),
         provenance=_provenance(solver, controller, dt0, y0, "while" if grid is None else "scan"),
     )
+
+
+def _with_model_batch(model, y0: dict) -> dict:
+    """`y0` broadcast to the batch of `model`'s parameters: one initial state for every member of a batched model.
+
+    The shapes `model.initial_state()` would have (traced abstractly, nothing computed) give the batch; an entry
+    with a larger batch of its own (an ensemble of initial states) is kept as it is.
+    """
+    try:
+        default = jax.eval_shape(model.initial_state)
+    except Exception:  # a model whose initial state needs more than its parameters: leave y0 as given
+        return y0
+    if not isinstance(default, dict):
+        return y0
+    out = {}
+    for name, value in y0.items():
+        want = default.get(name)
+        shape = np.shape(value)
+        if want is None or shape == want.shape:
+            out[name] = value
+            continue
+        try:
+            target = np.broadcast_shapes(shape, want.shape)
+        except ValueError:
+            raise ValueError(
+                f"y0[{name!r}] has shape {shape}, which does not broadcast with the model's state {want.shape} "
+                "(its parameters' batch, then the state's own axes)"
+            ) from None
+        out[name] = jnp.broadcast_to(jnp.asarray(value), target)
+    return out
 
 
 def _in_state_precision(protocol, y0):
