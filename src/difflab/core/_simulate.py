@@ -184,7 +184,8 @@ def _with_model_batch(model, y0: dict) -> dict:
     """`y0` broadcast to the batch of `model`'s parameters: one initial state for every member of a batched model.
 
     The shapes `model.initial_state()` would have (traced abstractly, nothing computed) give the batch; an entry
-    with a larger batch of its own (an ensemble of initial states) is kept as it is.
+    with a larger batch of its own (an ensemble of initial states), or with axes of its own that the model's
+    `check_state` accepted (the columns of a propagator), is kept as it is.
     """
     try:
         default = jax.eval_shape(model.initial_state)
@@ -201,12 +202,9 @@ def _with_model_batch(model, y0: dict) -> dict:
             continue
         try:
             target = np.broadcast_shapes(shape, want.shape)
-        except ValueError:
-            raise ValueError(
-                f"y0[{name!r}] has shape {shape}, which does not broadcast with the model's state {want.shape} "
-                "(its parameters' batch, then the state's own axes)"
-            ) from None
-        out[name] = jnp.broadcast_to(jnp.asarray(value), target)
+        except ValueError:  # another layout the model accepts (`check_state` has passed it): a propagator's columns
+            target = shape
+        out[name] = value if target == shape else jnp.broadcast_to(jnp.asarray(value), target)
     return out
 
 
