@@ -28,7 +28,7 @@ from ..calibration.internal import (
     fit_members,
     resolve_default_step,
 )
-from ..core.internal import AbstractModel, SolveOptions, get_path, legacy_keywords, optional_module, warn_moved
+from ..core.internal import AbstractModel, SolveOptions, gather_moved, get_path, legacy_keywords, optional_module
 from ._density import LogDensity
 from ._nuts import run_chains
 from ._sampling import SAMPLING_FIELDS, Sampling
@@ -47,12 +47,7 @@ START_SPREAD = 1.0
 
 def _legacy_posterior(*args: Any, **kwargs: Any) -> xr.Dataset:
     """`posterior` called with `chains`, `warmup` or `draws` as keywords (before `sampling`; removed at 0.3)."""
-    given = {name: kwargs.pop(name) for name in SAMPLING_FIELDS if name in kwargs}
-    for name in given:
-        warn_moved("posterior", name, f"sampling=difflab.Sampling({name}=...)")
-    if kwargs.get("sampling") is not None:
-        raise TypeError(f"posterior(): {', '.join(given)} given both as keywords and through sampling=; give them once")
-    kwargs["sampling"] = Sampling(**given)
+    gather_moved("posterior", kwargs, "sampling", Sampling, SAMPLING_FIELDS)
     return posterior(*args, **kwargs)
 
 

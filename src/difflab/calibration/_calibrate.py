@@ -31,6 +31,7 @@ from ..core.internal import (
     SolveOptions,
     Sum,
     check_key,
+    gather_moved,
     get_path,
     is_concrete,
     legacy_keywords,
@@ -68,16 +69,8 @@ TRACES: collections.Counter = collections.Counter()
 
 def _legacy_calibrate(*args: Any, **kwargs: Any) -> Calibration:
     """`calibrate` called with the keywords it had before `compare` and `run` (removed at 0.3)."""
-    for group, kind, fields in (("compare", Comparison, COMPARE_FIELDS), ("run", RunOptions, RUN_FIELDS)):
-        given = {name: kwargs.pop(name) for name in fields if name in kwargs}
-        for name in given:
-            warn_moved("calibrate", name, f"{group}=difflab.{kind.__name__}({name}=...)")
-        if given and kwargs.get(group) is not None:
-            raise TypeError(
-                f"calibrate(): {', '.join(given)} given both as keywords and through {group}=; give them once"
-            )
-        if given:
-            kwargs[group] = kind(**given)
+    gather_moved("calibrate", kwargs, "compare", Comparison, COMPARE_FIELDS)
+    gather_moved("calibrate", kwargs, "run", RunOptions, RUN_FIELDS)
     extra = None
     if "simulate_options" in kwargs:
         simulate_options = kwargs.pop("simulate_options")

@@ -30,6 +30,22 @@ def warn_moved(where: str, old: str, new: str, stacklevel: int = 4) -> None:
     )
 
 
+def gather_moved(where: str, kwargs: dict[str, Any], group: str, kind: type, fields: tuple[str, ...]) -> None:
+    """Move the old keywords `fields` of `kwargs` into `kwargs[group] = kind(...)`, warning once for each.
+
+    For a `legacy_keywords` handler: `where(field=...)` became `where(group=difflab.kind(field=...))`. Giving a
+    field both ways is refused.
+    """
+    given = {name: kwargs.pop(name) for name in fields if name in kwargs}
+    if not given:
+        return
+    for name in given:  # the user's call is one frame further out than `warn_moved`'s default assumes
+        warn_moved(where, name, f"{group}=difflab.{kind.__name__}({name}=...)", stacklevel=5)
+    if kwargs.get(group) is not None:
+        raise TypeError(f"{where}(): {', '.join(given)} given both as keywords and through {group}=; give them once")
+    kwargs[group] = kind(**given)
+
+
 def legacy_keywords(names: frozenset[str], handler: Callable[..., Any]) -> Callable[[F], F]:
     """Send calls that use any keyword of `names` to `handler(*args, **kwargs)`; others to the function."""
 

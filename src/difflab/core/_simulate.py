@@ -189,8 +189,8 @@ def _with_model_batch(model, y0: dict) -> dict:
     """
     try:
         default = jax.eval_shape(model.initial_state)
-    except Exception:  # a model whose initial state needs more than its parameters: leave y0 as given
-        return y0
+    except (TypeError, ValueError, NotImplementedError):  # an initial state that cannot be traced (NumPy on the
+        return y0  # parameters, say): y0 as given, as before
     if not isinstance(default, dict):
         return y0
     out = {}

@@ -27,6 +27,7 @@ from ._checks import raise_if_unphysical as raise_if_unphysical
 from ._crossings import first_crossings as first_crossings
 from ._crossings import soft_crossing_count as soft_crossing_count
 from ._crossings import upward_crossings as upward_crossings
+from ._deprecated import gather_moved as gather_moved
 from ._deprecated import legacy_keywords as legacy_keywords
 from ._deprecated import warn_moved as warn_moved
 from ._keys import check_key as check_key

@@ -92,14 +92,9 @@ class SitedMembrane:
         """`{gate: y[gate] with the sites' values of `gates` written in}`, in the layout of `y`'s gates.
 
         Full arrays of `y` get the sites' values written in; gates that `y` holds at their sites only
-        (`CompactGates`) are the new values themselves, in `y`'s shape and dtype.
+        (`CompactGates`) are the new values themselves (`Sites.put`).
         """
-        out = {}
-        for _, ch, sites in self.channels:
-            for k in ch.gates:
-                compact = jnp.shape(y[k])[-1] == sites.size and not sites.everywhere
-                out[k] = _like(y[k], gates[k]) if compact else sites.put(y[k], gates[k])
-        return out
+        return {k: sites.put(y[k], gates[k]) for _, ch, sites in self.channels for k in ch.gates}
 
     def spread_sum(self, parts: Sequence[Array | None], like: Array) -> Array:
         r"""$\sum_c$ `parts[c]` spread from channel $c$'s sites over the compartments (`None` adds nothing).
@@ -157,9 +152,3 @@ class SitedMembrane:
     def ion_currents(self, V: Array, y: dict[str, Array]) -> dict[str, Array]:
         """`{ion: summed outward current density (µA/cm²) per compartment}` for every written ion (full `y`)."""
         return self.local_ion_currents(V, self.local_conductances(self.gates_at_sites(y)), self.reversals(y))
-
-
-def _like(old: Array, new: Array) -> Array:
-    """`new` in the broadcast shape of `old` and `new` and their common dtype (as `Sites.put` writes)."""
-    dtype = jnp.result_type(old, new)
-    return jnp.broadcast_to(jnp.asarray(new, dtype), jnp.broadcast_shapes(jnp.shape(old), jnp.shape(new)))

@@ -52,9 +52,13 @@ class Sites:
     def __hash__(self) -> int:  # by value: a static part of compiled programs (`CompactGates`)
         return hash((self.n, self.index.tobytes()))
 
+    def holds_sites(self, x: Array) -> bool:
+        """Whether `x` holds the sites only (last axis `size`), not every compartment (the same when everywhere)."""
+        return jnp.shape(x)[-1] == self.size
+
     def at_sites(self, x: Array) -> Array:
         """`x` at the sites: `take(x)` for `x` over every compartment, `x` itself when it already holds the sites."""
-        return x if jnp.shape(x)[-1] == self.size else self.take(x)
+        return x if self.holds_sites(x) else self.take(x)
 
     def take(self, x: Array) -> Array:
         """`x[..., I]`: the values at the sites, shape `(..., size)`, from `x` of shape `(..., n)`."""
@@ -66,13 +70,17 @@ class Sites:
         return x[..., self.index]
 
     def put(self, full: Array, part: Array) -> Array:
-        """`full` with `part` written at the sites: shape `(..., n)`, batch axes broadcast together."""
+        """`full` with `part` written at the sites: shape `(..., n)`, batch axes broadcast together.
+
+        A `full` that holds the sites only (`holds_sites`: a state kept at its sites between steps) is replaced
+        by `part`, in the same broadcast shape and dtype.
+        """
         batch = jnp.broadcast_shapes(jnp.shape(full)[:-1], jnp.shape(part)[:-1])
         dtype = jnp.result_type(full, part)
-        full = jnp.broadcast_to(jnp.asarray(full, dtype), (*batch, self.n))
         part = jnp.broadcast_to(jnp.asarray(part, dtype), (*batch, self.size))
-        if self.everywhere:
+        if self.holds_sites(full):
             return part
+        full = jnp.broadcast_to(jnp.asarray(full, dtype), (*batch, self.n))
         if self.sliced:
             pieces, done, used = [], 0, 0
             for a, b in self.runs:
