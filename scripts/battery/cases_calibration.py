@@ -330,6 +330,44 @@ def _(ctx):
                              key=jax.random.key(0))  # fmt: skip
 
 
+def _posterior_relax(ctx, noise=0.05, **run):
+    import warnings
+
+    import jax
+
+    import difflab
+
+    sampling = difflab.Sampling(chains=1, warmup=0, draws=2, progress=False, **run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # two draws of one chain have not converged: said, not asked
+        return difflab.posterior(relax(k=1.0, y0=2.0), difflab.Constant(0.0), relax_data(), params={"k": (0.1, 10.0)},
+                                 noise=noise, key=jax.random.key(0), sampling=sampling)  # fmt: skip
+
+
+@case("posterior.resume-changed-noise", "4", r"different posterior: it differs from this one in its noise")
+def _(ctx):
+    path = ctx.tmp / "post.nc"
+    _posterior_relax(ctx, checkpoint=path)
+    ctx.guard(path)
+    return _posterior_relax(ctx, noise=0.1, resume=path)
+
+
+@case("posterior.checkpoint-exists", "4", r"checkpoint .*post.nc. exists; pass resume=.* to continue that posterior")
+def _(ctx):
+    path = ctx.tmp / "post.nc"
+    path.write_text("the user's own file")
+    ctx.guard(path)
+    return _posterior_relax(ctx, checkpoint=path)
+
+
+@case("posterior.resume-not-netcdf", "4", r"post.nc")
+def _(ctx):
+    path = ctx.tmp / "post.nc"
+    path.write_text("not a netCDF file")
+    ctx.guard(path)
+    return _posterior_relax(ctx, resume=path)
+
+
 @case("fit.mse-negative-weight", "19", r"weights\['y'\] must be a finite number > 0; got -1.0")
 def _(ctx):
     import difflab

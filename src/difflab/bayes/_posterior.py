@@ -28,9 +28,18 @@ from ..calibration.internal import (
     fit_members,
     resolve_default_step,
 )
-from ..core.internal import AbstractModel, SolveOptions, gather_moved, get_path, legacy_keywords, optional_module
+from ..core.internal import (
+    AbstractModel,
+    SolveOptions,
+    check_key,
+    gather_moved,
+    get_path,
+    legacy_keywords,
+    optional_module,
+)
+from ..data.internal import tree_fingerprint
+from ._chains import run_chains
 from ._density import LogDensity
-from ._nuts import run_chains
 from ._sampling import SAMPLING_FIELDS, Sampling
 from ._whiten import whiten
 
@@ -98,14 +107,15 @@ def posterior(
             standard deviations. `None`: $\hat\sigma^2 = \mathrm{RSS}/(n - p)$ at `start` (so start at a fit),
             stated in `attrs["noise"]`.
         sampling: a [`Sampling`][difflab.Sampling]: chains, warm-up and draws (default: 4 chains, 500 warm-up
-            steps and 1000 draws each).
+            steps and 1000 draws each), and how they run: checkpoints and resuming, progress, a Dask cluster.
         options: a [`SolveOptions`][difflab.SolveOptions] for the model's solves, as for `calibrate` (default:
             the model's; a fixed step resolved once from the start and the bounds, or a fit's refined step).
         key: random key (chains' starts, adaptation and draws).
 
     Returns:
         A Dataset with one variable per parameter, dims `(chain, draw)` (plus the parameter's own), physical units
-        in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter);
+        in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter; NaN
+        from one chain or draw, and the ESS from fewer than four draws);
         `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences`, the adapted step sizes
         (whitened coordinates), `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in
         gradients of the log density), and `dt0`, the fixed step of the solves (`"default"` when the model's
@@ -118,10 +128,10 @@ def posterior(
         raise TypeError(f"model must be an AbstractModel; got {type(model).__name__}")
     if importlib.util.find_spec("blackjax") is None:
         raise ImportError("posterior samples with blackjax: pip install 'difflab[posterior]'")
+    check_key(key)
     sampling = Sampling() if sampling is None else sampling
     if not isinstance(sampling, Sampling):
         raise TypeError(f"sampling must be a difflab.Sampling(chains=..., warmup=..., draws=...); got {sampling!r}")
-    chains, warmup, draws = sampling.chains, sampling.warmup, sampling.draws
     compare = Comparison() if compare is None else compare
     problem, fit = build_problem(model, data, params, loss, compare, options)
     if not problem.loss.least_squares:
@@ -145,21 +155,41 @@ def posterior(
     density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
     whitened = whiten(density, theta)
     start_key, chain_key = jax.random.split(key)
-    shape = (chains, whitened.origin.size)
+    shape = (sampling.chains, whitened.origin.size)
     z_starts = START_SPREAD * jax.random.normal(start_key, shape, whitened.origin.dtype)
-    z, divergent, steps, step_sizes = run_chains(whitened, jax.random.split(chain_key, chains), z_starts, warmup, draws)
-    positions = jax.vmap(jax.vmap(whitened.theta))(z)
-    settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=chains, warmup=warmup, draws=draws)
-    out = _dataset(problem, positions, np.asarray(divergent), settings)
+    parts = _fingerprints(density, noise, theta, sampling, key)
+    chains = run_chains(whitened, jax.random.split(chain_key, sampling.chains), z_starts, sampling, parts)
+    positions = jax.vmap(jax.vmap(whitened.theta))(jnp.asarray(chains["z"]))
+    settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=sampling.chains, warmup=sampling.warmup,
+                    draws=sampling.draws)  # fmt: skip
+    out = _dataset(problem, positions, chains["divergent"], settings)
     out.attrs.update(
         noise=float(sigma),
         noise_estimated=int(noise is None),
-        step_sizes=np.asarray(step_sizes),
-        gradients_per_draw=float(np.mean(steps)),
+        step_sizes=chains["step_size"],
+        gradients_per_draw=float(np.mean(chains["steps"])),
         dt0=str(problem.sim_options.get("dt0", "default")),
     )
     _warn(out)
     return out
+
+
+def _fingerprints(density, noise, theta, sampling, key) -> dict[str, str]:
+    """Fingerprints of the parts of the posterior that a checkpoint belongs to, as its attributes.
+
+    What the user gave, not what was computed from it (the estimated noise, the whitening), so that a checkpoint
+    resumes on another machine whose last bits of arithmetic differ.
+    """
+    parts = {
+        "model": (density.problem,),  # the model, fitted parameters, bounds, loss, grid and solve options
+        "data": (density.member,),  # the protocol, the recording and its mask
+        "noise": ("estimated" if noise is None else float(noise),),
+        "priors": (density.priors,),
+        "start": (theta,),
+        "sampling": (sampling.chains, sampling.warmup),
+        "key": (np.asarray(jax.random.key_data(key)),),
+    }
+    return {f"fingerprint_{name}": tree_fingerprint(*trees)[:16] for name, trees in parts.items()}
 
 
 def _at_the_fits_step(problem, start):
@@ -246,8 +276,9 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
         variables[name] = xr.Variable(dims, x, attrs)
         with jax.numpy_dtype_promotion("standard"):  # blackjax's ranks mix Python floats with integer counts
             # R-hat compares chains: NaN for one chain (which `chains` allows, for a quick look)
-            rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))) if x.shape[0] > 1 else np.nan)
-            ess.append(float(np.min(diagnostics.ess_bulk(x))))
+            rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))) if min(x.shape[:2]) > 1 else np.nan)
+            # the bulk ESS splits each chain into two halves of at least two draws: none from fewer than four
+            ess.append(float(np.min(diagnostics.ess_bulk(x))) if x.shape[1] >= 4 else np.nan)
     names = [name for name, _ in problem.paths]
     variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
     variables["ess_bulk"] = xr.Variable("parameter", np.array(ess), {"long_name": "bulk effective sample size"})
@@ -260,8 +291,8 @@ def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
 def _warn(out: xr.Dataset) -> None:
     for name in map(str, out["parameter"].values):
         rhat, ess = float(out["rhat"].sel(parameter=name)), float(out["ess_bulk"].sel(parameter=name))
-        if rhat > RHAT_LIMIT or ess < ESS_LIMIT:
-            shown = f"R-hat {rhat:.3f} (want <= {RHAT_LIMIT})" if np.isfinite(rhat) else "no R-hat (one chain)"
+        if rhat > RHAT_LIMIT or not ess >= ESS_LIMIT:  # an ESS of NaN (under four draws) is no evidence
+            shown = f"R-hat {rhat:.3f} (want <= {RHAT_LIMIT})" if np.isfinite(rhat) else "no R-hat (one chain or draw)"
             warnings.warn(
                 f"posterior of {name!r} has not converged: {shown}, bulk ESS "
                 f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws) or start at a fit",

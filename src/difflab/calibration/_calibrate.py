@@ -10,12 +10,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import inspect
-import os
-import signal
-import threading
 import warnings
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import equinox as eqx
@@ -29,6 +25,7 @@ from ..core.internal import (
     AbstractModel,
     Progress,
     SolveOptions,
+    StopRequest,
     Sum,
     check_key,
     gather_moved,
@@ -40,7 +37,7 @@ from ..core.internal import (
     vmap_members,
     warn_moved,
 )
-from ..data.internal import callable_identity, ensure_writable_folder, tree_fingerprint
+from ..data.internal import callable_identity, checkpoint_path, tree_fingerprint
 from . import _checkpoint
 from ._comparison import COMPARE_FIELDS, Comparison
 from ._diagnostics import (
@@ -178,7 +175,7 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
         raise ValueError("key is required when starts > 1 (it draws the extra initial guesses)")
     if key is not None:  # one key: the starts' draws split it per parameter
         check_key(key)
-    checkpoint = _check_checkpoint(run.checkpoint, run.resume)
+    checkpoint = checkpoint_path(run.checkpoint, run.resume, "fit")
     adapter = as_adapter(optimizer, loss_fn)
     members = _members(protocol, fit, starts)
     strategy, progress, callback = run.strategy, run.progress, run.callback
@@ -379,23 +376,6 @@ def _time_grid(ts, data_ts: np.ndarray) -> tuple[jax.Array, bool]:
     return jnp.asarray(ts), True
 
 
-def _check_checkpoint(checkpoint, resume):
-    """The file to checkpoint to; refused now, not after the first steps, if it cannot be written."""
-    if checkpoint is None:
-        return resume
-    if os.path.exists(checkpoint) and (resume is None or os.path.abspath(checkpoint) != os.path.abspath(resume)):
-        raise FileExistsError(
-            f"checkpoint {str(checkpoint)!r} exists; pass resume={str(checkpoint)!r} to continue that fit, "
-            "or choose a new file (an existing file is never overwritten)"
-        )
-    folder = Path(checkpoint).resolve().parent
-    try:
-        ensure_writable_folder(folder)
-    except OSError as err:
-        raise ValueError(f"checkpoint {str(checkpoint)!r} cannot be written ({err.strerror}: {folder})") from None
-    return checkpoint
-
-
 def _members(protocol, fit: FitData, starts: int):
     """`(protocol, data, mask)` with a leading member axis (member = recording * starts + start).
 
@@ -563,7 +543,7 @@ def _run(adapter, problem, members, state, history, steps, checkpoint, every, me
 
     bar = Progress(steps, "calibrate", progress, unit="step", initial=state["step"], every=5.0)
     try:
-        with _StopRequest() as stop:
+        with StopRequest() as stop:
             _loop(adapter, problem, members, state, history, steps, every, save, bar, callback, stop)
     except KeyboardInterrupt:
         save()
@@ -581,35 +561,6 @@ def _checked(value, kind, name: str):
         shown = f"a dict (use difflab.{kind.__name__}(**...))" if isinstance(value, Mapping) else repr(value)
         raise TypeError(f"{name} must be a difflab.{kind.__name__} or None; got {shown}")
     return value
-
-
-class _StopRequest:
-    """Ctrl-C during the fitting loop, taken between steps (main thread only).
-
-    A KeyboardInterrupt raised inside a step, while XLA still runs the step's computations on its own threads,
-    crashed or hung the process at exit (2 of 11 tries with `difflab fit`). The first Ctrl-C therefore only asks
-    the loop to stop: it ends after the step in progress, writes the checkpoint and raises KeyboardInterrupt. A
-    second Ctrl-C raises at once.
-    """
-
-    def __init__(self):
-        self.requested = False
-        self._previous = None
-
-    def _handle(self, signum, frame):
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-        return False
 
 
 def _loop(adapter, problem, members, state, history, steps, every, save, bar, callback, stop):

@@ -59,6 +59,7 @@ from ._simulate import fit_to_protocol as fit_to_protocol
 from ._simulate import simulate as simulate
 from ._state_layout import AbstractStateLayout as AbstractStateLayout
 from ._static import StaticArray as StaticArray
+from ._stop_request import StopRequest as StopRequest
 from ._trajectory import Trajectory as Trajectory
 from ._versions import package_version as package_version
 from ._xla_cpu import apply_small_loop_option as apply_small_loop_option

@@ -61,6 +61,29 @@ def ensure_writable_folder(folder: Path) -> None:
         pass
 
 
+def checkpoint_path(checkpoint: str | os.PathLike | None, resume: str | os.PathLike | None, work: str):
+    """The file a long `work` (``"fit"``, ``"posterior"``) checkpoints to, checked before the work begins.
+
+    `checkpoint`, or `resume` when only it is given (the run goes on writing where it resumed from).
+
+    Refused now, not after the first steps: an existing file that is not `resume` (never overwritten), or a folder
+    where no file can be written.
+    """
+    if checkpoint is None:
+        return resume
+    if os.path.exists(checkpoint) and (resume is None or os.path.abspath(checkpoint) != os.path.abspath(resume)):
+        raise FileExistsError(
+            f"checkpoint {str(checkpoint)!r} exists; pass resume={str(checkpoint)!r} to continue that {work}, "
+            "or choose a new file (an existing file is never overwritten)"
+        )
+    folder = Path(checkpoint).resolve().parent
+    try:
+        ensure_writable_folder(folder)
+    except OSError as err:
+        raise ValueError(f"checkpoint {str(checkpoint)!r} cannot be written ({err.strerror}: {folder})") from None
+    return checkpoint
+
+
 #: Suffix of the temporary files of atomic writes (`.<name>.pid<pid>.<random>.difflab-tmp`).
 TEMP_SUFFIX = ".difflab-tmp"
 

@@ -11,6 +11,7 @@ from ._fingerprint import callable_identity as callable_identity
 from ._fingerprint import dataset_checksum as dataset_checksum
 from ._fingerprint import tree_fingerprint as tree_fingerprint
 from ._netcdf import DataFileError as DataFileError
+from ._netcdf import checkpoint_path as checkpoint_path
 from ._netcdf import ensure_writable_folder as ensure_writable_folder
 from ._netcdf import read_netcdf as read_netcdf
 from ._netcdf import umask as umask
