@@ -368,6 +368,13 @@ def _(ctx):
     return _posterior_relax(ctx, resume=path)
 
 
+@case("posterior.noise-improper-prior", "19", r"flat prior on \(0, inf\), which is improper: give priors=")
+def _(ctx):
+    import difflab
+
+    return _posterior_relax(ctx, noise=difflab.Positive())
+
+
 @case("fit.mse-negative-weight", "19", r"weights\['y'\] must be a finite number > 0; got -1.0")
 def _(ctx):
     import difflab

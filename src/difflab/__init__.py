@@ -24,6 +24,7 @@ from . import io as io
 from . import plot as plot
 from . import sensitivity as sensitivity
 from .bayes import Sampling as Sampling
+from .bayes import as_inference_data as as_inference_data
 from .bayes import posterior as posterior
 from .calibration import MSE as MSE
 from .calibration import AbstractLoss as AbstractLoss

@@ -148,3 +148,22 @@ def test_chains_on_a_local_cluster_draw_what_they_draw_locally(whole):
         remote = sample(client=client, chains_per_task=2)
     assert_same_draws(remote, whole, 300, rtol=1e-12)
     np.testing.assert_allclose(remote.attrs["step_sizes"], whole.attrs["step_sizes"], rtol=1e-12)
+
+
+def test_the_draws_as_arviz_inference_data(whole):
+    arviz = pytest.importorskip("arviz")
+    idata = difflab.as_inference_data(whole)
+    for name in ("a", "b"):
+        np.testing.assert_array_equal(idata.posterior[name].values, whole[name].values)
+        assert idata.posterior[name].attrs["units"] == whole[name].attrs["units"]
+    np.testing.assert_array_equal(idata.sample_stats["diverging"].values, whole["divergent"].values)
+    np.testing.assert_array_equal(idata.sample_stats["n_steps"].values, whole["leapfrog_steps"].values)
+    assert np.mean(whole["leapfrog_steps"].values) == pytest.approx(whole.attrs["gradients_per_draw"], rel=1e-12)
+    np.testing.assert_array_equal(idata.sample_stats["step_size"].values[:, 0], whole.attrs["step_sizes"])
+    # ArviZ's own diagnostics of the same draws: its bulk ESS is blackjax's (the rank-normalised estimator of
+    # Vehtari et al. 2021), its R-hat the rank-normalised split one where blackjax's is Gelman–Rubin's
+    ess, rhat = arviz.ess(idata, method="bulk"), arviz.rhat(idata)
+    np.testing.assert_allclose([float(ess[n]) for n in ("a", "b")], whole["ess_bulk"].values, rtol=1e-6)
+    np.testing.assert_allclose([float(rhat[n]) for n in ("a", "b")], whole["rhat"].values, atol=0.005)
+    with pytest.raises(TypeError, match=r"post must be the xarray Dataset returned by difflab\.posterior; got dict"):
+        difflab.as_inference_data({"a": 1})

@@ -86,6 +86,25 @@ def test_a_joint_posterior_with_a_weighted_loss_matches_the_stacked_exact_poster
     check_against_exact(post, beta, SIGMA**2 / w * np.linalg.inv(stacked.T @ stacked))
 
 
+def test_a_sampled_noise_level_matches_the_exact_marginal_posteriors():
+    # flat priors on (a, b) and a uniform prior on sigma (bounds far wider than its posterior): integrating out (a, b)
+    # leaves p(sigma | y) ∝ sigma^-(N - p) exp(-S / 2 sigma^2), so S / sigma^2 ~ chi^2 with nu = N - p - 1 degrees of
+    # freedom, and (a, b) follow a Student t with nu degrees of freedom, mean the least-squares estimate and
+    # covariance S / (nu - 2) (X^T X)^-1 (Gelman et al., Bayesian Data Analysis, 3rd ed., §3.2 and §14.2)
+    data = line_data(0)
+    post = difflab.posterior(Line(), difflab.Constant(0.0), data, params=BOUNDS, noise=(0.01, 1.0),
+                             key=jax.random.key(0), **SETTINGS)  # fmt: skip
+    beta, unit_cov = exact(data["y"], 1.0)
+    S = float(np.sum((X @ beta - data["y"]) ** 2))
+    nu = TS.size - 2 - 1
+    assert post.attrs["noise_sampled"] == 1 and list(post["parameter"].values) == ["a", "b", "noise"]
+    check_against_exact(post.sel(parameter=["a", "b"]), beta, S / (nu - 2) * unit_cov)
+    w = S / post["noise"].values.ravel() ** 2
+    ess = float(post["ess_bulk"].sel(parameter="noise"))
+    np.testing.assert_array_less(abs(w.mean() - nu), 4 * np.sqrt(2 * nu / ess))  # chi^2: mean nu, variance 2 nu
+    np.testing.assert_array_less(abs(w.var() - 2 * nu), 4 * 2 * nu * np.sqrt(2 / ess) * 2)
+
+
 def test_gaussian_prior_matches_conjugate_posterior():
     """A prior a ~ N(μ, τ²): precision XᵀX/σ² + diag(1/τ², 0), mean P⁻¹(Xᵀy/σ² + (μ/τ², 0)) (conjugate update)."""
     data, mu, tau = line_data(2), 0.5, 0.05
@@ -129,6 +148,34 @@ def test_whitening_is_the_exact_covariance_of_a_linear_model():
     theta = white.theta(z)
     np.testing.assert_allclose(white(z) - white(jnp.zeros(2)), density(theta) - density(white.theta(jnp.zeros(2))),
                                rtol=1e-12)  # fmt: skip
+
+
+def test_a_sampled_noise_level_has_its_normalisation_and_curvature():
+    """With sigma = e^u sampled (`Log`): log p = -RSS/(2σ²) - N log σ + log|dσ/du| + log p(σ), against the closed
+    form; at the least-squares fit, with σ² = RSS/N, the curvature of its own terms in u is 2N and its cross terms
+    with (a, b) vanish, so the whitening's noise block is 1/(2N)."""
+    data, prior = line_data(0), lambda s: -s
+    problem, fit = build_problem(Line(), data, {"a": None, "b": None}, "mse", Comparison(), None)
+    member = jax.tree.map(lambda x: x[0], fit_members(difflab.Constant(0.0), fit))
+    beta, _ = exact(data["y"], 1.0)
+    rss = float(np.sum((X @ beta - data["y"]) ** 2))
+    n, sigma = TS.size, np.sqrt(rss / TS.size)
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=(("noise", prior),),
+                         noise=difflab.Log())  # fmt: skip
+
+    def closed_form(a, b, s):
+        return -np.sum((data["y"] - a * TS - b) ** 2) / (2 * s**2) - n * np.log(s) + np.log(s) + prior(s)
+
+    points = [(0.6, 0.2, 0.3), (0.9, -0.4, 0.05)]
+    got = [float(density({"a": jnp.asarray(a), "b": jnp.asarray(b), "noise": jnp.log(s)})) for a, b, s in points]
+    np.testing.assert_allclose(got[0] - got[1], closed_form(*points[0]) - closed_form(*points[1]), rtol=1e-9)
+    start = {"a": jnp.asarray(beta[0]), "b": jnp.asarray(beta[1]), "noise": jnp.log(jnp.asarray(sigma))}
+    white = whiten(density, start)
+    covariance = np.asarray(white.scale @ white.scale.T)
+    # the prior -σ and the Jacobian u add -d²/du² (-e^u + u) = σ to the noise's curvature
+    np.testing.assert_allclose(covariance[2, 2], 1 / (2 * n + sigma), rtol=1e-10)
+    np.testing.assert_allclose(covariance[:2, :2], sigma**2 * np.linalg.inv(X.T @ X), rtol=1e-10)
+    np.testing.assert_allclose(covariance[:2, 2], 0.0, atol=1e-14)
 
 
 def test_forward_mode_gradient_equals_reverse_mode():
@@ -211,11 +258,16 @@ def test_a_fits_refined_step_is_the_posteriors():
         (dict(start={"a": 7.0, "b": 0.0}), "start: parameter 'a' = 7.0 lies outside"),
         (dict(noise=0.0), "noise must be a positive standard deviation in the units of the loss's residuals; got 0.0"),
         (dict(noise=-1.0), "noise must be a positive standard deviation"),
+        (dict(noise=difflab.Positive()), "samples the noise level under a flat prior on (0, inf), which is improper"),
+        (dict(noise=(-1.0, 1.0)), "noise: a standard deviation's bounds must lie in [0, inf); got (-1.0, 1.0)"),
+        (dict(noise=(1.0, 0.5)), "noise: (lo, hi) bounds of the sampled noise level:"),
+        (dict(priors={"noise": lambda s: 0.0}), "priors names 'noise', but the noise level is not sampled"),
+        (dict(noise="fit"), "noise must be a positive number (fixed), None (estimated at the start and fixed), or"),
     ],
 )
 def test_bad_input_refused_by_name(change, message):
     kwargs = dict(params=BOUNDS, noise=SIGMA, key=jax.random.key(0), **SETTINGS) | change
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises((ValueError, TypeError), match=re.escape(message)):
         difflab.posterior(Line(), difflab.Constant(0.0), line_data(0), **kwargs)
 
 

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -24,6 +25,8 @@ from ..calibration.internal import (
     Bounded,
     Calibration,
     Comparison,
+    Log,
+    Positive,
     build_problem,
     fit_members,
     resolve_default_step,
@@ -39,7 +42,7 @@ from ..core.internal import (
 )
 from ..data.internal import tree_fingerprint
 from ._chains import run_chains
-from ._density import LogDensity
+from ._density import NOISE, LogDensity
 from ._sampling import SAMPLING_FIELDS, Sampling
 from ._whiten import whiten
 
@@ -71,7 +74,7 @@ def posterior(
     priors: Mapping[str, Callable[[jax.Array], jax.Array]] | None = None,
     compare: Comparison | None = None,
     start: Calibration | Mapping[str, ArrayLike] | None = None,
-    noise: float | None = None,
+    noise: float | AbstractTransform | tuple[float, float] | None = None,
     sampling: Sampling | None = None,
     options: SolveOptions | None = None,
     key: PRNGKeyArray,
@@ -98,14 +101,18 @@ def posterior(
             [`SpikeTimes`][difflab.SpikeTimes] or [`MSE`][difflab.MSE] with weights,
             [`SpikeFeatures`][difflab.neuron.SpikeFeatures]): its residuals are the likelihood's.
         priors: `{name: log_p}` with `log_p(x)` the log prior density of the physical value `x` (up to a constant);
-            a parameter without one gets a uniform prior (on its bounds for `Bounded`).
+            a parameter without one gets a uniform prior (on its bounds for `Bounded`). `"noise"` names the noise
+            level's, when it is sampled.
         compare: a [`Comparison`][difflab.Comparison]: which variables, on which grid (as for `calibrate`).
         start: where the chains start: a [`Calibration`][difflab.Calibration] (its best model), `{name: value}`
             (physical units, inside the bounds) or `None`: a `Bounded` parameter's centre, else the model's value.
         noise: $\sigma$, the noise standard deviation in the units of the loss's residuals (> 0): the data's
             units for the trace MSE, the time units for spike times, 1 for spike features whose scales are their
             standard deviations. `None`: $\hat\sigma^2 = \mathrm{RSS}/(n - p)$ at `start` (so start at a fit),
-            stated in `attrs["noise"]`.
+            stated in `attrs["noise"]`. Or sampled with the parameters: `(lo, hi)` or `Bounded(lo, hi)` (a uniform
+            prior on the bounds), or `Positive()`/`Log()` with a prior `priors["noise"]`; the chains start at
+            $\hat\sigma$, and the draws are the variable `noise`. The likelihood then carries its
+            normalisation $-n \log\sigma$.
         sampling: a [`Sampling`][difflab.Sampling]: chains, warm-up and draws (default: 4 chains, 500 warm-up
             steps and 1000 draws each), and how they run: checkpoints and resuming, progress, a Dask cluster.
         options: a [`SolveOptions`][difflab.SolveOptions] for the model's solves, as for `calibrate` (default:
@@ -113,13 +120,14 @@ def posterior(
         key: random key (chains' starts, adaptation and draws).
 
     Returns:
-        A Dataset with one variable per parameter, dims `(chain, draw)` (plus the parameter's own), physical units
-        in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst element of an array parameter; NaN
-        from one chain or draw, and the ESS from fewer than four draws);
-        `divergent` `(chain, draw)`; attrs with the settings, `noise`, `divergences`, the adapted step sizes
-        (whitened coordinates), `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in
-        gradients of the log density), and `dt0`, the fixed step of the solves (`"default"` when the model's
-        solver is adaptive or the step its own).
+        A Dataset with one variable per parameter (and `noise` when it is sampled), dims `(chain, draw)` (plus the
+        parameter's own), physical units in `units`; `rhat` and `ess_bulk` over dim `parameter` (the worst
+        element of an array parameter; NaN from one chain or draw, and the ESS from fewer than four draws);
+        `divergent` and `leapfrog_steps` `(chain, draw)`; attrs with the settings, `noise` (the chains' start
+        when it is sampled), `noise_sampled`, `divergences`, the adapted step sizes (whitened coordinates),
+        `gradients_per_draw`, the mean leapfrog steps of a kept draw (its cost in gradients of the log density),
+        and `dt0`, the fixed step of the solves (`"default"` when the model's solver is adaptive or the step its
+        own). [`as_inference_data`][difflab.as_inference_data] gives all of it to ArviZ.
 
     Warns:
         RuntimeWarning: naming the parameter when R-hat > 1.01 or bulk ESS < 100, or when any draw diverged.
@@ -144,15 +152,24 @@ def posterior(
             f"data must hold one recording for posterior; got {fit.n_recordings}: select one, or pass "
             "compare=difflab.Comparison(joint=True) for the posterior of one parameter set given all of them"
         )
-    priors = _checked_priors(priors, problem.transforms)
+    sampled_noise = _sampled_noise(noise, problem.transforms)
+    priors = _checked_priors(priors, problem.transforms, sampled_noise)
     member = jax.tree.map(lambda x: x[0], fit_members(protocol, fit))
     theta = {name: problem.transforms[name].inverse(x) for name, x in _start(start, model, problem).items()}
     # the model's default fixed step resolved once, from the start and the bounds' corners, as `calibrate` does:
     # left to follow the sampled parameters it would be traced, and every solve a while loop instead of a scan
     problem = resolve_default_step(problem, jax.tree.map(lambda u: u[None], theta), member[0])
     problem = _at_the_fits_step(problem, start)
-    sigma = _noise(noise, problem, theta, member)
-    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()))
+    sigma = _noise(None if sampled_noise is not None else noise, problem, theta, member)
+    if (
+        sampled_noise is not None
+    ):  # the chains start at the residuals' estimate (inside the bounds), the last coordinate
+        if isinstance(sampled_noise, Bounded):  # a start that is not a fit can put the estimate outside them
+            lo, hi = float(sampled_noise.lo), float(sampled_noise.hi)
+            sigma = float(np.clip(sigma, lo + 0.01 * (hi - lo), hi - 0.01 * (hi - lo)))
+        theta[NOISE] = sampled_noise.inverse(jnp.asarray(sigma, dtype=jnp.result_type(*theta.values())))
+    density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()),
+                         noise=sampled_noise)  # fmt: skip
     whitened = whiten(density, theta)
     start_key, chain_key = jax.random.split(key)
     shape = (sampling.chains, whitened.origin.size)
@@ -162,10 +179,12 @@ def posterior(
     positions = jax.vmap(jax.vmap(whitened.theta))(jnp.asarray(chains["z"]))
     settings = dict(sampler="NUTS (blackjax, window adaptation)", chains=sampling.chains, warmup=sampling.warmup,
                     draws=sampling.draws)  # fmt: skip
-    out = _dataset(problem, positions, chains["divergent"], settings)
+    out = _dataset(problem, positions, chains["divergent"], settings, sampled_noise)
+    out["leapfrog_steps"] = xr.Variable(("chain", "draw"), chains["steps"], {"long_name": "leapfrog steps of the draw"})
     out.attrs.update(
         noise=float(sigma),
-        noise_estimated=int(noise is None),
+        noise_estimated=int(noise is None or sampled_noise is not None),
+        noise_sampled=int(sampled_noise is not None),
         step_sizes=chains["step_size"],
         gradients_per_draw=float(np.mean(chains["steps"])),
         dt0=str(problem.sim_options.get("dt0", "default")),
@@ -183,7 +202,7 @@ def _fingerprints(density, noise, theta, sampling, key) -> dict[str, str]:
     parts = {
         "model": (density.problem,),  # the model, fitted parameters, bounds, loss, grid and solve options
         "data": (density.member,),  # the protocol, the recording and its mask
-        "noise": ("estimated" if noise is None else float(noise),),
+        "noise": ("estimated" if noise is None else noise if isinstance(noise, eqx.Module) else repr(noise),),
         "priors": (density.priors,),
         "start": (theta,),
         "sampling": (sampling.chains, sampling.warmup),
@@ -210,10 +229,38 @@ def _at_the_fits_step(problem, start):
     return dataclasses.replace(problem, sim_options={**problem.sim_options, "dt0": fitted})
 
 
-def _checked_priors(priors, transforms) -> dict[str, Callable]:
+def _sampled_noise(noise, transforms) -> AbstractTransform | None:
+    """The transform of a sampled noise level (`noise` a transform or `(lo, hi)`), or `None` for a fixed one."""
+    if noise is None or (isinstance(noise, int | float | np.floating | np.integer) and not isinstance(noise, bool)):
+        return None
+    if isinstance(noise, tuple | list) and len(noise) == 2:
+        try:
+            noise = Bounded(*noise)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"noise: (lo, hi) bounds of the sampled noise level: {err}") from None
+    if not isinstance(noise, Bounded | Positive | Log):
+        raise TypeError(
+            "noise must be a positive number (fixed), None (estimated at the start and fixed), or, to sample it, "
+            f"(lo, hi) bounds, difflab.Bounded(lo, hi), difflab.Positive() or difflab.Log(); got {noise!r}"
+        )
+    if isinstance(noise, Bounded) and float(noise.lo) < 0:
+        raise ValueError(f"noise: a standard deviation's bounds must lie in [0, inf); got ({noise.lo}, {noise.hi})")
+    if NOISE in transforms:
+        raise ValueError(f"params names {NOISE!r}, the name of the sampled noise level; rename the parameter")
+    return noise
+
+
+def _checked_priors(priors, transforms, sampled_noise=None) -> dict[str, Callable]:
     priors = dict(priors or {})
+    if sampled_noise is not None and not isinstance(sampled_noise, Bounded) and NOISE not in priors:
+        raise ValueError(
+            f"noise={sampled_noise!r} samples the noise level under a flat prior on (0, inf), which is improper: "
+            f"give priors={{{NOISE!r}: log_p}} or bounds, noise=(lo, hi)"
+        )
     for name, prior in priors.items():
-        if name not in transforms:
+        if name == NOISE and sampled_noise is None:
+            raise ValueError(f"priors names {NOISE!r}, but the noise level is not sampled: pass noise=(lo, hi)")
+        if name not in transforms and name != NOISE:
             raise ValueError(f"priors names {name!r}, which is not a fitted parameter (params: {sorted(transforms)})")
         if not callable(prior):
             raise TypeError(f"priors[{name!r}] must be a function log_p(value) -> log density; got {prior!r}")
@@ -264,22 +311,26 @@ def _noise(noise, problem, theta, member) -> float:
     return float(np.sqrt(rss / (n - p)))
 
 
-def _dataset(problem, positions, divergent, settings) -> xr.Dataset:
+def _dataset(problem, positions, divergent, settings, sampled_noise=None) -> xr.Dataset:
     diagnostics = optional_module("blackjax.diagnostics", "posterior", "posterior()")
     units = type(problem.model).parameter_units
     variables: dict[str, Any] = {}
     rhat, ess = [], []
-    for name, path in problem.paths:
-        x = np.asarray(jax.vmap(jax.vmap(problem.transforms[name].forward))(positions[name]))
+    described = [(name, problem.transforms[name], {"units": units.get(name, units.get(path, "")),
+                  "long_name": f"posterior draws of {name} ({path})"}) for name, path in problem.paths]  # fmt: skip
+    if sampled_noise is not None:
+        long_name = "posterior draws of the noise standard deviation (the units of the loss's residuals)"
+        described.append((NOISE, sampled_noise, {"long_name": long_name}))
+    for name, transform, attrs in described:
+        x = np.asarray(jax.vmap(jax.vmap(transform.forward))(positions[name]))
         dims = ("chain", "draw", *[f"{name}_dim_{i}" for i in range(x.ndim - 2)])
-        attrs = {"units": units.get(name, units.get(path, "")), "long_name": f"posterior draws of {name} ({path})"}
         variables[name] = xr.Variable(dims, x, attrs)
         with jax.numpy_dtype_promotion("standard"):  # blackjax's ranks mix Python floats with integer counts
             # R-hat compares chains: NaN for one chain (which `chains` allows, for a quick look)
             rhat.append(float(np.max(diagnostics.potential_scale_reduction(x))) if min(x.shape[:2]) > 1 else np.nan)
             # the bulk ESS splits each chain into two halves of at least two draws: none from fewer than four
             ess.append(float(np.min(diagnostics.ess_bulk(x))) if x.shape[1] >= 4 else np.nan)
-    names = [name for name, _ in problem.paths]
+    names = [name for name, _, _ in described]
     variables["rhat"] = xr.Variable("parameter", np.array(rhat), {"long_name": "potential scale reduction R-hat"})
     variables["ess_bulk"] = xr.Variable("parameter", np.array(ess), {"long_name": "bulk effective sample size"})
     variables["divergent"] = xr.Variable(("chain", "draw"), divergent, {"long_name": "divergent transition"})

@@ -12,7 +12,8 @@ $$u = u_0 + L z, \qquad L L^\top = H^{-1},\qquad H = \frac{n}{\sigma^2} J^\top J
     - \nabla^2_u\Big(\sum_j \log p_j + \sum_j \log\Big|\frac{\partial f_j}{\partial u_j}\Big|\Big)\Big|_{u_0},$$
 
 $H$ being the Gauss–Newton curvature of $-\log p(u \mid y)$ at the start $u_0$ ($J = \partial r/\partial u$, the
-residuals' Jacobian, one forward-mode pass per parameter). At a least-squares fit $u_0$ is the mode and
+residuals' Jacobian, one forward-mode pass per parameter; a sampled noise level adds the curvature of its own
+terms, $n \log\sigma + \mathrm{RSS}/(2\sigma^2)$, on the diagonal). At a least-squares fit $u_0$ is the mode and
 $\mathcal N(u_0, H^{-1})$ the Laplace approximation of the posterior, so in $z$ it is close to a standard normal:
 the adaptation starts from a unit step and short trees. The map is affine, so its Jacobian is a constant and
 the density of $z$ is that of $u$. Eigenvalues of $H$ below `RELATIVE_FLOOR` × the largest (a direction the data
@@ -29,7 +30,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from ._density import LogDensity
+from ._density import NOISE, LogDensity
 
 #: Smallest eigenvalue of the curvature kept, relative to the largest (per the dtype's precision, see `whiten`).
 RELATIVE_FLOOR = 1e-12
@@ -74,12 +75,23 @@ def whiten(density: LogDensity, theta: dict[str, jax.Array]) -> Whitened:
     shapes = tuple(tuple(jnp.shape(theta[name])) for name in names)
     origin = flatten(theta, names)
     as_theta = lambda u: unflatten(u, names, shapes)  # noqa: E731
-    _, data, mask = density.member
-    residuals = lambda u: density.problem.residuals(as_theta(u), density.member, adjoint=diffrax.ForwardMode())  # noqa: E731
-    jacobian = jax.jacfwd(residuals)(origin)
-    n = jnp.asarray(density.problem.loss.count(data, mask)).astype(origin.dtype)
+
+    def residuals(u):  # the value as its own aux: one solve gives it and its tangents
+        r = density.problem.residuals(density.fitted(as_theta(u)), density.member, adjoint=diffrax.ForwardMode())
+        return r, r
+
+    jacobian, r0 = jax.jacfwd(residuals, has_aux=True)(origin)
+    n = density.count(origin.dtype)
     curvature = n / density.sigma**2 * jacobian.T @ jacobian
     curvature = curvature - jax.hessian(lambda u: density.log_prior_and_jacobian(as_theta(u)))(origin)
+    if density.noise is not None:
+        # the sampled sigma = f(u): the curvature of n log f(u) + RSS / (2 f(u)^2) at the start, the parameters held
+        # (their cross terms vanish at a least-squares fit, where the residuals are orthogonal to their Jacobian)
+        rss, noise = n * jnp.sum(r0**2), density.noise
+        assert names[-1] == NOISE, names  # the posterior puts the noise last: its flat index is the last one
+        i = origin.size - 1
+        nll = lambda u: n * jnp.log(noise.forward(u)) + rss / (2 * noise.forward(u) ** 2)  # noqa: E731
+        curvature = curvature.at[i, i].add(jax.hessian(nll)(origin[i]))
     curvature = (curvature + curvature.T) / 2
     eigenvalues, vectors = jnp.linalg.eigh(curvature)
     largest = jnp.max(eigenvalues)

@@ -20,4 +20,5 @@ from ._run import RunOptions as RunOptions
 from ._strategies import GrowingWindows as GrowingWindows
 from ._transforms import AbstractTransform as AbstractTransform
 from ._transforms import Bounded as Bounded
+from ._transforms import Log as Log
 from ._transforms import Positive as Positive
