@@ -34,8 +34,10 @@ def sample(draws=300, noise=SIGMA, key=0, **run):
 
 def one_draw(**run):
     """A run of one draw per chain (to write a checkpoint quickly): it warns that one draw shows no convergence."""
-    with pytest.warns(RuntimeWarning, match=re.escape("no R-hat (one chain or draw), bulk ESS nan")):
-        return sample(draws=1, **run)
+    with pytest.warns(RuntimeWarning, match=re.escape("no R-hat (one chain or draw), bulk ESS nan")) as record:
+        post = sample(draws=1, **run)
+    assert {w.filename for w in record} == {__file__}  # the warning names the caller's line, not difflab's
+    return post
 
 
 @pytest.fixture(scope="module")

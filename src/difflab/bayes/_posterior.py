@@ -346,9 +346,10 @@ def _warn(out: xr.Dataset) -> None:
             shown = f"R-hat {rhat:.3f} (want <= {RHAT_LIMIT})" if np.isfinite(rhat) else "no R-hat (one chain or draw)"
             warnings.warn(
                 f"posterior of {name!r} has not converged: {shown}, bulk ESS "
-                f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws) or start at a fit",
+                f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws; a checkpoint resumed with "
+                "more draws continues them) or start at a fit",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=4,  # _warn, posterior, its legacy-keyword wrapper, the caller
             )
     if out.attrs["divergences"] > 0:
         warnings.warn(
@@ -356,5 +357,5 @@ def _warn(out: xr.Dataset) -> None:
             f"{', '.join(map(str, out['parameter'].values))}: "
             "the draws may be biased (reparametrise, tighten the bounds or give priors)",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
