@@ -145,8 +145,9 @@ def test_auto_is_multistart_without_a_linear_estimate_and_windows_refuse_checkpo
 def test_a_wrong_fixed_parameter_is_reported_as_misfit():
     # the decay's start is fixed at a wrong value: no rate fits the data to the noise level
     data = decay_data(k=0.5, y0=2.0, n=201, noise=0.01, seed=4)
-    with pytest.warns(difflab.CalibrationWarning, match="residual variance is .* the noise variance"):
+    with pytest.warns(difflab.CalibrationWarning, match="residual variance is .* the noise variance") as record:
         fit = difflab.calibrate(Decay(k=0.7, y0=2.4), None, data, params={"k": difflab.Positive()}, steps=30)
+    assert {w.filename for w in record} == {__file__}  # the warning names this call, however deep it was raised
     assert float(fit.diagnostics.misfit_ratio) > 10.0
     assert float(fit.diagnostics.noise_sigma) == pytest.approx(0.01, rel=0.15)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -39,6 +38,7 @@ from ..core.internal import (
     get_path,
     legacy_keywords,
     optional_module,
+    warn_caller,
 )
 from ..data.internal import tree_fingerprint
 from ._chains import run_chains
@@ -344,18 +344,16 @@ def _warn(out: xr.Dataset) -> None:
         rhat, ess = float(out["rhat"].sel(parameter=name)), float(out["ess_bulk"].sel(parameter=name))
         if rhat > RHAT_LIMIT or not ess >= ESS_LIMIT:  # an ESS of NaN (under four draws) is no evidence
             shown = f"R-hat {rhat:.3f} (want <= {RHAT_LIMIT})" if np.isfinite(rhat) else "no R-hat (one chain or draw)"
-            warnings.warn(
+            warn_caller(
                 f"posterior of {name!r} has not converged: {shown}, bulk ESS "
                 f"{ess:.0f} (want >= {ESS_LIMIT:.0f}); run longer chains (warmup, draws; a checkpoint resumed with "
                 "more draws continues them) or start at a fit",
                 RuntimeWarning,
-                stacklevel=4,  # _warn, posterior, its legacy-keyword wrapper, the caller
             )
     if out.attrs["divergences"] > 0:
-        warnings.warn(
+        warn_caller(
             f"{out.attrs['divergences']} divergent transitions in the posterior of "
             f"{', '.join(map(str, out['parameter'].values))}: "
             "the draws may be biased (reparametrise, tighten the bounds or give priors)",
             RuntimeWarning,
-            stacklevel=4,
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import inspect
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +34,7 @@ from ..core.internal import (
     merge_options,
     split_solve_keywords,
     vmap_members,
+    warn_caller,
     warn_moved,
 )
 from ..data.internal import callable_identity, checkpoint_path, tree_fingerprint
@@ -336,10 +336,9 @@ def _global_start(strategy, problem, fit, members, theta, starts):
     if strategy == "linear":
         raise ValueError(f"strategy='linear' cannot start this fit: {reason}; use strategy='multistart' or 'windows'")
     if not routine:
-        warnings.warn(
+        warn_caller(
             f"strategy='auto' runs from the given start(s) without the linear estimate: {reason}",
             CalibrationWarning,
-            stacklevel=3,
         )
     return theta, "multistart"
 

@@ -17,7 +17,6 @@ causes. Two other errors can exceed it and then bias the estimate by more than i
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import diffrax
 import equinox as eqx
@@ -26,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core.internal import SolveOptions, default_dt0
+from ..core.internal import SolveOptions, default_dt0, warn_caller
 from ._transforms import Bounded
 from ._uncertainty import fit_statistics, noise_sigma
 
@@ -225,20 +224,18 @@ def warn(ds: xr.Dataset, fixed: bool) -> None:
     ratio = ds["misfit_ratio"].values
     large = np.isfinite(ratio) & (ratio > MISFIT_RATIO_LIMIT)
     if large.any():
-        warnings.warn(
+        warn_caller(
             f"the residual variance is {np.nanmax(ratio):.3g}× the noise variance estimated from the data: the "
             "optimiser has not converged, or model or discretisation error dominates; the estimates may be "
             "biased by more than their standard errors (see Calibration.diagnostics)",
             CalibrationWarning,
-            stacklevel=3,
         )
     relative = ds["shift_over_stderr"].values
     worst = float(np.max(np.where(np.isfinite(relative), relative, 0.0), initial=0.0))
     if worst > 4 * REFINE_FRACTION:
         how = "pass a smaller dt0 or tighter tolerances in options" if fixed else "refinement stopped"
-        warnings.warn(
+        warn_caller(
             f"the optimum moves by {worst:.3g} standard errors when the model is "
             f"solved more finely: the discretisation limits the estimate ({how})",
             CalibrationWarning,
-            stacklevel=3,
         )

@@ -62,4 +62,5 @@ from ._static import StaticArray as StaticArray
 from ._stop_request import StopRequest as StopRequest
 from ._trajectory import Trajectory as Trajectory
 from ._versions import package_version as package_version
+from ._warn_caller import warn_caller as warn_caller
 from ._xla_cpu import apply_small_loop_option as apply_small_loop_option
