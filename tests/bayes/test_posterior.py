@@ -263,6 +263,8 @@ def test_a_fits_refined_step_is_the_posteriors():
         (dict(noise=(1.0, 0.5)), "noise: (lo, hi) bounds of the sampled noise level:"),
         (dict(priors={"noise": lambda s: 0.0}), "priors names 'noise', but the noise level is not sampled"),
         (dict(noise="fit"), "noise must be a positive number (fixed), None (estimated at the start and fixed), or"),
+        (dict(priors={"a": lambda a: jnp.log(a - 10.0)}), "priors['a'] must be a finite log density where the chains"),
+        (dict(priors={"b": lambda b: b.nonexistent}), "priors['b'] failed at the start (b = 0.0): "),
     ],
 )
 def test_bad_input_refused_by_name(change, message):

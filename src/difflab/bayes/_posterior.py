@@ -161,15 +161,14 @@ def posterior(
     problem = resolve_default_step(problem, jax.tree.map(lambda u: u[None], theta), member[0])
     problem = _at_the_fits_step(problem, start)
     sigma = _noise(None if sampled_noise is not None else noise, problem, theta, member)
-    if (
-        sampled_noise is not None
-    ):  # the chains start at the residuals' estimate (inside the bounds), the last coordinate
+    if sampled_noise is not None:  # the chains start at the residuals' estimate (inside the bounds), last
         if isinstance(sampled_noise, Bounded):  # a start that is not a fit can put the estimate outside them
             lo, hi = float(sampled_noise.lo), float(sampled_noise.hi)
             sigma = float(np.clip(sigma, lo + 0.01 * (hi - lo), hi - 0.01 * (hi - lo)))
         theta[NOISE] = sampled_noise.inverse(jnp.asarray(sigma, dtype=jnp.result_type(*theta.values())))
     density = LogDensity(problem=problem, member=member, sigma=jnp.asarray(sigma), priors=tuple(priors.items()),
                          noise=sampled_noise)  # fmt: skip
+    _check_priors_at(density, theta)
     whitened = whiten(density, theta)
     start_key, chain_key = jax.random.split(key)
     shape = (sampling.chains, whitened.origin.size)
@@ -265,6 +264,30 @@ def _checked_priors(priors, transforms, sampled_noise=None) -> dict[str, Callabl
         if not callable(prior):
             raise TypeError(f"priors[{name!r}] must be a function log_p(value) -> log density; got {prior!r}")
     return priors
+
+
+def _check_priors_at(density: LogDensity, theta: dict[str, jax.Array]) -> None:
+    """Refuse, by name, a prior that is not a finite log density at the chains' start.
+
+    A prior returning NaN, +inf or -inf there (a density of the wrong variable, a typo, an improper or truncated
+    prior that excludes the start) would give every chain a log density of -inf from its first step: NUTS would
+    reject every move and return the start as every draw.
+    """
+    values = density.problem.physical(density.fitted(theta))
+    if density.noise is not None:
+        values = {**values, NOISE: density.noise.forward(theta[NOISE])}
+    for name, prior in density.priors:
+        try:
+            log_p = np.asarray(prior(values[name]), dtype=float)
+        except Exception as err:  # the user's function: any failure is reported with its name
+            raise TypeError(
+                f"priors[{name!r}] failed at the start ({name} = {np.asarray(values[name])}): {err}"
+            ) from err
+        if log_p.size == 0 or not np.all(np.isfinite(log_p)):
+            raise ValueError(
+                f"priors[{name!r}] must be a finite log density where the chains start ({name} = "
+                f"{np.asarray(values[name])}); got {log_p}: a proper prior that covers the start, as log p(value)"
+            )
 
 
 def _start(start, model, problem) -> dict[str, jax.Array]:
