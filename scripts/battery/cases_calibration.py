@@ -352,20 +352,22 @@ def _(ctx):
     return _posterior_relax(ctx, noise=0.1, resume=path)
 
 
+def _posterior_on_users_file(ctx, field: str):
+    """`posterior` pointed (as `field`: checkpoint or resume) at a text file of the user's, which must survive."""
+    path = ctx.tmp / "post.nc"
+    path.write_text("the user's own file, not a netCDF checkpoint")
+    ctx.guard(path)
+    return _posterior_relax(ctx, **{field: path})
+
+
 @case("posterior.checkpoint-exists", "4", r"checkpoint .*post.nc. exists; pass resume=.* to continue that posterior")
 def _(ctx):
-    path = ctx.tmp / "post.nc"
-    path.write_text("the user's own file")
-    ctx.guard(path)
-    return _posterior_relax(ctx, checkpoint=path)
+    return _posterior_on_users_file(ctx, "checkpoint")
 
 
 @case("posterior.resume-not-netcdf", "4", r"post.nc")
 def _(ctx):
-    path = ctx.tmp / "post.nc"
-    path.write_text("not a netCDF file")
-    ctx.guard(path)
-    return _posterior_relax(ctx, resume=path)
+    return _posterior_on_users_file(ctx, "resume")
 
 
 @case("posterior.noise-improper-prior", "19", r"flat prior on \(0, inf\), which is improper: give priors=")

@@ -11,24 +11,19 @@ interruption and its resume leave the draws as they are.
 from __future__ import annotations
 
 import math
-import pickle
-import uuid
 from typing import Any
 
-import cloudpickle
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.internal import Progress, StopRequest, optional_module
+from ..core.internal import Progress, StopRequest
 from ..data.internal import checkpoint_path
-from ..ensembles.internal import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
+from ..ensembles.internal import run_blocks
 from . import _checkpoint
 from ._nuts import draw_block, warm_up
 from ._sampling import Sampling
-
-_CHECKED: set[str] = set()
 
 
 def run_chains(density, keys: jax.Array, starts: jax.Array, sampling: Sampling, parts: dict[str, str]):
@@ -125,34 +120,20 @@ def _advance(bar: Progress | None, n: int, message: str) -> None:
 def _on_cluster(density, keys, starts, sampling: Sampling) -> dict[str, Any]:
     """The chains in tasks of `chains_per_task` on the cluster of `sampling.client`, gathered in chain order."""
     chains = starts.shape[0]
-    client, owned = connect(sampling.client)
-    try:
-        expected = expected_worker()
-        check_workers(client, None, None, "", expected)
-        size = sampling.chains_per_task or math.ceil(chains / max(1, len(client.scheduler_info()["workers"])))
-        blocks = [range(i, min(i + size, chains)) for i in range(0, chains, size)]
-        blob = cloudpickle.dumps((density, sampling.replace(client=None, chains_per_task=None, progress=False)))
-        token = uuid.uuid4().hex
-        futures = {}
-        for b, block in enumerate(blocks):
-            part = slice(block.start, block.stop)
-            future = client.submit(_chains_task, token, expected, blob, keys[part], np.asarray(starts[part]),
-                                   key=f"difflab-posterior-{b:05d}-{token[:12]}")  # fmt: skip
-            futures[future] = f"{block.start}–{block.stop - 1}" if len(block) > 1 else str(block.start)
-        results = gather(client, futures, "posterior", "chains {} could not be sampled", sampling.progress)
-    finally:
-        if owned:
-            client.close()
-    ordered = [results[label] for label in futures.values()]
-    return {name: np.concatenate([r[name] for r in ordered]) for name in ordered[0]}
+
+    def blocks(workers: int) -> list[tuple[str, tuple[jax.Array, np.ndarray]]]:
+        size = sampling.chains_per_task or math.ceil(chains / workers)
+        cuts = [slice(i, min(i + size, chains)) for i in range(0, chains, size)]
+        label = lambda c: f"{c.start}–{c.stop - 1}" if c.stop - c.start > 1 else str(c.start)  # noqa: E731
+        return [(label(c), (keys[c], np.asarray(starts[c]))) for c in cuts]
+
+    local = sampling.replace(client=None, chains_per_task=None, progress=False)
+    results = run_blocks(sampling.client, _chains_task, (density, local), blocks, name="posterior", desc="posterior",
+                         lost="chains {} could not be sampled", progress=sampling.progress)  # fmt: skip
+    return {name: np.concatenate([r[name] for r in results]) for name in results[0]}
 
 
-def _chains_task(token: str, expected: tuple[str, bool], blob: bytes, keys: jax.Array, starts: np.ndarray):
-    """Some chains on a worker: check the worker once per call, then the ordinary local run (no checkpoint)."""
-    get_worker = optional_module("distributed", "cluster", "a posterior's task on a worker").get_worker
-    if token not in _CHECKED:
-        refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
-        _CHECKED.add(token)
-    density, sampling = pickle.loads(blob)
-    sampling = sampling.replace(chains=len(starts))
-    return _run_here(density, keys, jnp.asarray(starts), sampling, {}, None, None)
+def _chains_task(shared, part) -> dict[str, Any]:
+    """Some chains on a worker: the ordinary local run (no checkpoint, no progress)."""
+    (density, sampling), (keys, starts) = shared, part
+    return _run_here(density, keys, jnp.asarray(starts), sampling.replace(chains=len(starts)), {}, None, None)

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..data.internal import dataset_checksum, read_netcdf, write_netcdf
+from ..data.internal import dataset_checksum, listed, read_checkpoint, write_netcdf
 
 FORMAT = "difflab-posterior-checkpoint-1"
 
@@ -50,20 +50,12 @@ def load(path: str | os.PathLike, *, parts: dict[str, str], states_like, paramet
         ValueError: the file is not a posterior checkpoint, is corrupt, or was written for another posterior (the
             message names the parts that differ).
     """
-    ds = read_netcdf(path)
-    if ds.attrs.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a difflab posterior checkpoint (format {ds.attrs.get('format')!r})")
-    if ds.attrs.get("checksum") != dataset_checksum(ds):
-        raise ValueError(
-            f"checkpoint {str(path)!r} is corrupt: its arrays do not match the checksum written with them; "
-            "resume from another copy or start a new run"
-        )
+    ds = read_checkpoint(path, FORMAT, "posterior", "run")
     differing = [name.removeprefix("fingerprint_") for name, value in parts.items() if str(ds.attrs.get(name)) != value]
     if differing:
-        shown = " and ".join([", ".join(differing[:-1]), differing[-1]] if len(differing) > 1 else differing)
         raise ValueError(
             f"checkpoint {str(path)!r} was written for a different posterior: it differs from this one in its "
-            f"{shown}; start a new checkpoint file or resume with the original setup"
+            f"{listed(differing)}; start a new checkpoint file or resume with the original setup"
         )
     leaves, treedef = jax.tree.flatten((states_like, parameters_like))
     stored = sorted(str(v) for v in ds.data_vars if str(v).startswith("sampler__"))

@@ -74,13 +74,16 @@ class LogDensity(eqx.Module):
         r"""$\sigma$ at `theta`: the fixed value, or the sampled one through its transform."""
         return self.sigma if self.noise is None else self.noise.forward(theta[NOISE])
 
+    def physical(self, theta: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        """`{name: x}`: every sampled coordinate in physical units, the sampled noise level included."""
+        values = self.problem.physical(self.fitted(theta))
+        return values if self.noise is None else {**values, NOISE: self.noise_at(theta)}
+
     def log_prior_and_jacobian(self, theta: dict[str, jax.Array]) -> jax.Array:
         r"""The terms without the data: $\sum_j \log p_j(x_j) + \sum_j \log|\partial f_j / \partial u_j|$."""
-        fitted = self.fitted(theta)
-        values = self.problem.physical(fitted)
-        total = log_jacobian(self.problem, fitted)
+        values = self.physical(theta)
+        total = log_jacobian(self.problem, self.fitted(theta))
         if self.noise is not None:
-            values = {**values, NOISE: self.noise.forward(theta[NOISE])}
             total = total + _log_slope(self.noise, theta[NOISE])
         log_prior = sum((jnp.sum(prior(values[name])) for name, prior in self.priors), jnp.zeros(()))
         return log_prior + total

@@ -273,9 +273,7 @@ def _check_priors_at(density: LogDensity, theta: dict[str, jax.Array]) -> None:
     prior that excludes the start) would give every chain a log density of -inf from its first step: NUTS would
     reject every move and return the start as every draw.
     """
-    values = density.problem.physical(density.fitted(theta))
-    if density.noise is not None:
-        values = {**values, NOISE: density.noise.forward(theta[NOISE])}
+    values = density.physical(theta)
     for name, prior in density.priors:
         try:
             log_p = np.asarray(prior(values[name]), dtype=float)

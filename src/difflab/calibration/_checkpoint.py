@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..data.internal import dataset_checksum, read_netcdf, write_netcdf
+from ..data.internal import dataset_checksum, listed, read_checkpoint, write_netcdf
 
 FORMAT = "difflab-calibration-checkpoint-1"
 
@@ -48,7 +48,7 @@ def _differing_parts(there, here) -> str:
 
     old, new = parts(there), parts(here)
     names = [name for name in new if name in old and old[name] != new[name]]  # a part added later is not named
-    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return listed(names)
 
 
 def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_like):
@@ -61,14 +61,7 @@ def load(path: str | os.PathLike, *, meta: dict[str, str], theta_like, carry_lik
         ValueError: the file is not a calibration checkpoint, or was written for another
             model, other fitted parameters, another optimiser or other data.
     """
-    ds = read_netcdf(path)
-    if ds.attrs.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a difflab calibration checkpoint (format {ds.attrs.get('format')!r})")
-    if "checksum" in ds.attrs and ds.attrs["checksum"] != dataset_checksum(ds):
-        raise ValueError(
-            f"checkpoint {str(path)!r} is corrupt: its arrays do not match the checksum written with them; "
-            "resume from another copy or start a new fit"
-        )
+    ds = read_checkpoint(path, FORMAT, "calibration", "fit", unsummed_ok=True)  # older files carry no checksum
     for key, expected in meta.items():
         got = str(ds.attrs.get(key))
         if key == "problem_parts" or got == str(expected):

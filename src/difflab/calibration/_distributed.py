@@ -18,23 +18,17 @@ output to lose). Checkpoints, `resume` and `callback` stay local-only: refused w
 from __future__ import annotations
 
 import math
-import pickle
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-import cloudpickle
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from ..core.internal import optional_module
-from ..ensembles.internal import check_workers, connect, expected_worker, gather, refuse_mismatch, worker_facts
+from ..ensembles.internal import run_blocks
 from ._result import Calibration
-
-_CHECKED: set[str] = set()
 
 
 def fit_on_cluster(
@@ -51,42 +45,24 @@ def fit_on_cluster(
     `options`: the keywords of that fit other than `starts`; its `run` holds no client and no progress bar.
     """
     n_starts = len(next(iter(values.values())))
-    client, owned = connect(client)
-    try:
-        expected = expected_worker()
-        check_workers(client, None, None, "", expected)
+
+    def blocks(workers: int) -> list[tuple[int, dict[str, np.ndarray]]]:
         if options["run"].strategy == "linear":
             size = n_starts  # every start begins at the one estimate: one task reports it per start
-        elif starts_per_task is None:
-            size = math.ceil(n_starts / max(1, len(client.scheduler_info()["workers"])))
         else:
-            size = starts_per_task
-        blocks = [slice(i, min(i + size, n_starts)) for i in range(0, n_starts, size)]
-        blob = cloudpickle.dumps(options)
-        token = uuid.uuid4().hex
-        futures = {}
-        for b, block in enumerate(blocks):
-            part = {name: np.asarray(v[block]) for name, v in values.items()}
-            future = client.submit(
-                _block_task, fit, token, expected, blob, part, key=f"difflab-fit-{b:05d}-{token[:12]}"
-            )
-            futures[future] = b
-        results = gather(client, futures, "calibrate", "block of starts {} could not be fitted", progress)
-    finally:
-        if owned:
-            client.close()
-    return merge_blocks([results[b] for b in range(len(blocks))])
+            size = starts_per_task or math.ceil(n_starts / workers)
+        starts = range(0, n_starts, size)
+        return [(b, {name: np.asarray(v[i : i + size]) for name, v in values.items()}) for b, i in enumerate(starts)]
+
+    results = run_blocks(client, _fit_block, (fit, options), blocks, name="fit", desc="calibrate",
+                         lost="block of starts {} could not be fitted", progress=progress)  # fmt: skip
+    return merge_blocks(results)
 
 
-def _block_task(
-    fit: Callable[..., Calibration], token: str, expected: tuple[str, bool], blob: bytes, starts: dict[str, np.ndarray]
-) -> Calibration:
-    """One block of starts on a worker: check the worker once per call, then the ordinary local fit."""
-    get_worker = optional_module("distributed", "cluster", "a fit's task on a worker").get_worker
-    if token not in _CHECKED:
-        refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
-        _CHECKED.add(token)
-    return fit(**pickle.loads(blob), starts=starts)
+def _fit_block(shared: tuple[Callable[..., Calibration], dict[str, Any]], starts: dict[str, np.ndarray]) -> Calibration:
+    """One block of starts on a worker: the ordinary local fit."""
+    fit, options = shared
+    return fit(**options, starts=starts)
 
 
 def merge_blocks(blocks: list[Calibration]) -> Calibration:

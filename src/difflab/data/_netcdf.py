@@ -8,10 +8,12 @@ import re
 import signal
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import xarray as xr
+
+from ._fingerprint import dataset_checksum
 
 
 class DataFileError(ValueError):
@@ -82,6 +84,29 @@ def checkpoint_path(checkpoint: str | os.PathLike | None, resume: str | os.PathL
     except OSError as err:
         raise ValueError(f"checkpoint {str(checkpoint)!r} cannot be written ({err.strerror}: {folder})") from None
     return checkpoint
+
+
+def read_checkpoint(path: str | os.PathLike, form: str, kind: str, work: str, *, unsummed_ok: bool = False):
+    """The checkpoint Dataset at `path`, refused unless it has the format `form` and its arrays match its checksum.
+
+    `kind` names the checkpoint in the refusal (``"calibration"``), `work` what to start instead (``"fit"``).
+    `unsummed_ok`: a file written before checkpoints carried a checksum is read unchecked.
+    """
+    ds = read_netcdf(path)
+    if ds.attrs.get("format") != form:
+        raise ValueError(f"{str(path)!r} is not a difflab {kind} checkpoint (format {ds.attrs.get('format')!r})")
+    if (not unsummed_ok or "checksum" in ds.attrs) and ds.attrs.get("checksum") != dataset_checksum(ds):
+        raise ValueError(
+            f"checkpoint {str(path)!r} is corrupt: its arrays do not match the checksum written with them; "
+            f"resume from another copy or start a new {work}"
+        )
+    return ds
+
+
+def listed(names: Sequence[str]) -> str:
+    """`names` as a phrase: ``"noise"``, ``"noise and key"``, ``"model, noise and key"`` (``""`` for none)."""
+    names = list(names)
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 #: Suffix of the temporary files of atomic writes (`.<name>.pid<pid>.<random>.difflab-tmp`).

@@ -13,6 +13,8 @@ from ._fingerprint import tree_fingerprint as tree_fingerprint
 from ._netcdf import DataFileError as DataFileError
 from ._netcdf import checkpoint_path as checkpoint_path
 from ._netcdf import ensure_writable_folder as ensure_writable_folder
+from ._netcdf import listed as listed
+from ._netcdf import read_checkpoint as read_checkpoint
 from ._netcdf import read_netcdf as read_netcdf
 from ._netcdf import umask as umask
 from ._netcdf import write_netcdf as write_netcdf

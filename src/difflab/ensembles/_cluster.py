@@ -25,6 +25,7 @@ import shutil
 import socket
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,54 @@ def gather(client: Any, futures: dict, desc: str, lost: str, progress: bool | No
         client.cancel(list(futures))
         bar.close()
     return results
+
+
+def run_blocks(
+    client: Any,
+    task: Callable[[Any, Any], Any],
+    shared: Any,
+    blocks: Callable[[int], list[tuple[Any, Any]]],
+    *,
+    name: str,
+    desc: str,
+    lost: str,
+    progress,
+) -> list:
+    """`task(shared, part)` for every `(label, part)` of `blocks(workers)`, each a task on the cluster, in order.
+
+    The blocks of an in-memory computation (a fit's starts, a posterior's chains) whose results come back as values.
+    `client`: a `distributed.Client` or a scheduler address (a client opened here is closed here); `blocks` is
+    given the number of workers connected when the work begins; `shared` travels cloudpickled, unpickled on the
+    worker. Every worker is checked once per call for difflab's version and float64 mode. `name` keys the tasks
+    (`difflab-<name>-00000-...`), `desc` labels the progress bar, and `lost.format(label)` names a block whose
+    workers died.
+    """
+    client, owned = connect(client)
+    try:
+        expected = expected_worker()
+        check_workers(client, None, None, "", expected)
+        parts = blocks(max(1, len(client.scheduler_info()["workers"])))
+        blob = cloudpickle.dumps((task, shared))
+        token = uuid.uuid4().hex
+        futures = {}
+        for b, (label, part) in enumerate(parts):
+            future = client.submit(_block_task, token, expected, blob, part, key=f"difflab-{name}-{b:05d}-{token[:12]}")
+            futures[future] = label
+        results = gather(client, futures, desc, lost, progress)
+    finally:
+        if owned:
+            client.close()
+    return [results[label] for label, _ in parts]
+
+
+def _block_task(token: str, expected: tuple[str, bool], blob: bytes, part: Any) -> Any:
+    """One block on a worker: check the worker once per call, then `task(shared, part)`."""
+    get_worker = optional_module("distributed", "cluster", "a task on a worker").get_worker
+    if token not in _CHECKED:
+        refuse_mismatch(get_worker().address, worker_facts("", token), expected, None)
+        _CHECKED.add(token)
+    task, shared = pickle.loads(blob)
+    return task(shared, part)
 
 
 def _chunk_task(token, key, blob, expected, i, idx, values, size, attrs, folder) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from ._cluster import connect as connect
 from ._cluster import expected_worker as expected_worker
 from ._cluster import gather as gather
 from ._cluster import refuse_mismatch as refuse_mismatch
+from ._cluster import run_blocks as run_blocks
 from ._cluster import worker_facts as worker_facts
 from ._designs import AbstractDesign as AbstractDesign
 from ._designs import AbstractUnitCubeDesign as AbstractUnitCubeDesign
