@@ -81,3 +81,23 @@ def test_batched_operator_shares_offsets():
     op, b = as_operator_batch(jnp.sqrt(kappas).astype(complex)[:, None, None] * q.destroy(4)[None])
     assert b == 3 and op.re.offsets == (1,) and op.re.diags.shape == (3, 1, 4)
     np.testing.assert_allclose(op.re.diags[2, 0, :3], np.sqrt(0.2) * np.sqrt([1, 2, 3]), atol=1e-15)
+
+
+@pytest.mark.parametrize("n_diagonals", [3, 13])
+def test_diagonal_sparse_products_equal_dense_ones_in_both_forms(n_diagonals):
+    """Below `PADDED_SUM_FROM` diagonals the product is slice updates, from it on one padded sum: both are A @ x."""
+    from difflab.quantum._storage import PADDED_SUM_FROM, RealDia
+
+    assert (n_diagonals >= PADDED_SUM_FROM) == (n_diagonals == 13)
+    rng = np.random.default_rng(n_diagonals)
+    n = 16
+    offsets = tuple(sorted(rng.choice(np.arange(-n + 1, n), n_diagonals, replace=False).tolist()))
+    dense = np.zeros((n, n))
+    for k in offsets:
+        rows = np.arange(max(0, -k), min(n, n - k))
+        dense[rows, rows + k] = rng.standard_normal(rows.size)
+    op = RealDia.from_dense(dense, offsets)
+    x = rng.standard_normal((2, n, 3))
+    np.testing.assert_allclose(op.apply(jnp.asarray(x)), np.einsum("ij,pjk->pik", dense, x), rtol=1e-13, atol=1e-13)
+    y = rng.standard_normal((2, 5, n))
+    np.testing.assert_allclose(op.apply_transpose_right(jnp.asarray(y)), y @ dense.T, rtol=1e-13, atol=1e-13)

@@ -45,3 +45,24 @@ def test_tangent_barrier_keeps_values_and_derivatives_with_several_tangents():
         _, fwd = jax.vmap(lambda t, g=g: jax.jvp(g, (x,), (t,)), out_axes=(None, 0))(tangents)
         np.testing.assert_allclose(fwd, jac.T, rtol=1e-14, atol=1e-15)
         np.testing.assert_allclose(jax.jacrev(g)(x), jac, rtol=1e-14, atol=1e-15)
+
+
+def test_materialise_at_passes_the_value_and_its_derivatives_through():
+    """`materialise_at(value, t)` is `value` for every time, under jit, vmap over times, and both modes."""
+    from difflab.solvers._fusion import materialise_at
+
+    def g(x, t):
+        return materialise_at(x * jnp.cos(t), t) ** 2
+
+    x, t = jnp.linspace(-1.0, 1.0, 4), 0.7
+    want = (x * np.cos(t)) ** 2
+    np.testing.assert_allclose(jax.jit(g)(x, t), want, rtol=1e-15)
+    ts = jnp.asarray([0.0, 0.7, 2.0])
+    np.testing.assert_allclose(jax.vmap(g, in_axes=(None, 0))(x, ts), (x[None] * np.cos(ts)[:, None]) ** 2, rtol=1e-15)
+    # d/dt (x cos t)^2 = -2 x^2 cos t sin t; d/dx = 2 x cos^2 t
+    np.testing.assert_allclose(jax.grad(lambda t: g(x, t).sum())(t), -2 * np.sum(x**2) * np.cos(t) * np.sin(t),
+                               rtol=1e-14)  # fmt: skip
+    _, dx = jax.jvp(lambda x: g(x, t), (x,), (jnp.ones_like(x),))
+    np.testing.assert_allclose(dx, 2 * x * np.cos(t) ** 2, rtol=1e-14)
+    # a NaN time is the one case the other branch serves: NaN, not a silent value
+    assert np.isnan(np.asarray(g(x, jnp.nan))).all()

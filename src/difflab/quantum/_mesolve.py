@@ -38,11 +38,10 @@ from ._base import convert_drive_list, default_controller
 from ._batch import solve_members
 from ._batching import Batching, gather_batching
 from ._checks import check_density, check_hermitian, check_ket, check_same_dim
-from ._checks import check_finite as check_finite_operator
 from ._dataset import QuantumResult
 from ._lindblad import LindbladModel
 from ._operator import Operator, as_operator_batch, check_numeric
-from ._operator_cache import cached_operator
+from ._operator_cache import cached_operator, check_finite_once
 from ._qutip import from_qutip_arguments
 from ._schrodinger import SchrodingerModel, split_state
 from ._solve import QuantumModel, solve_model
@@ -240,7 +239,7 @@ def _hamiltonian(H, layout: str) -> tuple[Operator, int | None]:
         expected = "a Hamiltonian: a numeric (n, n) array (e.g. q.sigmax()), a batch (b, n, n) or an Operator"
         check_numeric(H, "H", expected)
     if np.ndim(H) == 2 and not isinstance(H, Operator):
-        check_finite_operator(H, "H")
+        check_finite_once(H, "H")
         H0, herm = cached_operator(H, name="H", layout=layout)
         if not herm:
             check_hermitian(H, "H")  # raises with the details
@@ -258,7 +257,7 @@ def _jump_operators(jump_ops, n: int, layout: str) -> tuple[list[Operator], list
     jumps, b_jumps = [], []
     for k, L in enumerate(_operator_list(jump_ops, "jump_ops")):
         check_same_dim(L, n, f"jump_ops[{k}]", "H")
-        check_finite_operator(L, f"jump_ops[{k}]")
+        check_finite_once(L, f"jump_ops[{k}]")
         op, b = as_operator_batch(L, name=f"jump_ops[{k}]", layout=layout)
         jumps.append(op)
         b_jumps.append(b)

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from ..core.internal import SolveOptions, StateInfo, Trajectory, merge_options, simulate
+from ..solvers.internal import materialise_at
 from ._base import max_step
 from ._lindblad import LindbladModel
 from ._observables import expect_state
@@ -98,6 +99,7 @@ def solve_model(
     def observe(t, y, args):
         out = {name: y[name] for name in state_names}
         if ops:
+            y = _shared_ket(t, y, len(ops))
             values = jnp.stack([expect_state(E, y) for E in ops], axis=1)
             out["expect_re"], out["expect_im"] = values[0], values[1]
         return out
@@ -116,3 +118,17 @@ def solve_model(
         observe=observe,
         observe_info=info,
     )
+
+
+def _shared_ket(t: Array, y: dict[str, Array], count: int) -> dict[str, Array]:
+    """`y` with its ket written to memory once when `count` expectation values read it.
+
+    At a save time the state is the solver's interpolant, a weighted sum of the step's slopes. Left to itself XLA
+    fuses that sum into every expectation value, so each recomputes the whole ket from the eight arrays it is
+    made of (10 observables of a 10-spin chain: ten times the interpolation, and the loop too large to run as one
+    CPU kernel, `difflab.core._xla_cpu`). A density matrix is left as it is: its traces read only a few of its
+    entries, which XLA then computes alone.
+    """
+    if "psi" not in y or count < 2:
+        return y
+    return {**y, "psi": materialise_at(y["psi"], t)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import equinox.internal as eqxi
 import jax
+import jax.numpy as jnp
 from jax import lax
 
 
@@ -20,6 +21,19 @@ def materialise(value, value_at_zero_step, h):
     [`RushLarsenCN`][difflab.neuron.RushLarsenCN] (float32 ensemble step 11-20 % cheaper).
     """
     return lax.cond(eqxi.unvmap_any(h != 0), lambda: value, lambda: value_at_zero_step)
+
+
+def materialise_at(value, t):
+    """`value`, written to memory once before its consumers read it, for a value with no zero-step counterpart.
+
+    As `materialise`, with the conditional's predicate `t == t` on a time `t`: true for every time, and not known
+    to XLA in advance. The other branch (NaN, taken only at a NaN time) differs from `value`, so XLA keeps the
+    conditional instead of merging its branches. Measured where used: the ket at a save time when several
+    expectation values read it (`difflab.quantum`'s `solve_model`).
+    """
+    return lax.cond(
+        eqxi.unvmap_any(t == t), lambda: value, lambda: jax.tree.map(lambda v: jnp.full_like(v, jnp.nan), value)
+    )
 
 
 @jax.custom_jvp

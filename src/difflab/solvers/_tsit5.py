@@ -28,12 +28,14 @@ assumption", Computers & Mathematics with Applications 62 (2011) 770–775.
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import diffrax
 import equinox.internal as eqxi
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jaxtyping import Array, PyTree
 
@@ -63,12 +65,36 @@ def _weighted_sum(y0, h, coefficients, slopes):
     return jax.tree.map(leaf, y0, *slopes)
 
 
+@functools.cache
+def _dense_weight_coefficients(dtype: str) -> np.ndarray:
+    r"""Coefficients $C_{ip}$ of diffrax's Tsit5 weights $b_i(\theta) = \sum_{p=1}^{4} C_{ip}\,\theta^p$, shape (7, 4).
+
+    Read off diffrax's own interpolation (unit slopes, in `dtype`) at four points and solved for the quartics'
+    coefficients (each $b_i$ is a quartic with $b_i(0) = 0$), so the weights stay diffrax's to rounding (2.7e-15
+    in float64).
+    """
+    thetas = np.array([0.25, 0.5, 0.75, 1.0])
+    with jax.ensure_compile_time_eval():
+        unit = diffrax.Tsit5.interpolation_cls(
+            t0=0.0, t1=1.0, y0=jnp.zeros(_STAGES, dtype), y1=None, k=jnp.eye(_STAGES, dtype=dtype)
+        )
+        values = np.stack([np.asarray(unit.evaluate(jnp.asarray(theta, dtype)), np.float64) for theta in thetas])
+    powers = thetas[:, None] ** np.arange(1, 5)[None, :]  # (4 points, 4 powers)
+    return np.linalg.solve(powers, values).T
+
+
 def _dense_weights(theta: Array) -> Array:
-    r"""Diffrax's Tsit5 interpolation weights $b_i(\theta)$, $i = 1..7$ (read off with unit slopes)."""
-    unit = diffrax.Tsit5.interpolation_cls(
-        t0=0.0, t1=1.0, y0=jnp.zeros(_STAGES, theta.dtype), y1=None, k=jnp.eye(_STAGES, dtype=theta.dtype)
-    )
-    return unit.evaluate(theta)
+    r"""Diffrax's Tsit5 interpolation weights $b_i(\theta)$, $i = 1..7$, by Horner's rule.
+
+    Element-wise on seven numbers. Diffrax's interpolation forms them with a matrix product, which would be the
+    only dot in a solve's loop, and XLA runs a loop that holds a dot as many kernels, never as one
+    (`difflab.core._xla_cpu`).
+    """
+    coefficients = jnp.asarray(_dense_weight_coefficients(jnp.dtype(theta.dtype).name), theta.dtype)
+    weights = coefficients[:, 3]
+    for p in (2, 1, 0):
+        weights = weights * theta + coefficients[:, p]
+    return weights * theta
 
 
 class _SlopeInterpolation(diffrax.AbstractLocalInterpolation):

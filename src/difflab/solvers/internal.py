@@ -7,5 +7,6 @@ Siblings import from here, never from this folder's underscore modules (`scripts
 """
 
 from ._fusion import materialise as materialise
+from ._fusion import materialise_at as materialise_at
 from ._fusion import materialise_tangent as materialise_tangent
 from ._tsit5 import UnrolledTsit5 as UnrolledTsit5
