@@ -27,7 +27,7 @@ from ._fixed_steps import SCAN_ADJOINTS, for_adjoint, saves_per_step, scan_solve
 from ._model import AbstractModel, StateInfo
 from ._options import DEFAULT_MAX_STEPS, SolveOptions, merge_options
 from ._protocol import AbstractProtocol
-from ._state_layout import SaveUnpacked, solver_layout
+from ._state_layout import PackedVectorField, SaveUnpacked, solver_layout
 from ._static import StaticArray
 from ._trajectory import Trajectory
 from ._versions import package_version
@@ -149,6 +149,7 @@ def simulate(
     layout = solver_layout(solver, model, y0, controller)
     y_solve = y0 if layout is None else layout.pack(y0)
     save_fn = save_fn if layout is None else SaveUnpacked(save_fn, layout)
+    field = _vector_field if layout is None else PackedVectorField(_vector_field, layout)
     # The solve itself never throws: its failure is checked after it (`_thrown`), on the host when the call is eager,
     # so that the eager program holds no host callback, which JAX's persistent compilation cache refuses to store
     # (a script's second run, or another process, then loads the compiled solve instead of compiling it again).
@@ -158,11 +159,12 @@ def simulate(
         # its arguments, and a 100-cell network's step ran 3.9x slower: 3.27 s against 0.85 s over 1 s)
         scan = _scan_solve if is_concrete(y0, model, protocol) else _scan_solve_inline
         sol = _Solution(*scan(
-            for_adjoint(solver, adjoint), StaticArray(grid), StaticArray(times), y_solve, (model, protocol), save_fn,
-            isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
+            for_adjoint(solver, adjoint), field, StaticArray(grid), StaticArray(times), y_solve, (model, protocol),
+            save_fn, isinstance(adjoint, diffrax.RecursiveCheckpointAdjoint),
         ))  # fmt: skip
     else:
-        sol = _diffrax_solve(solver, controller, adjoint, dt0, ts, y_solve, (model, protocol), save_fn, max_steps)
+        args = (model, protocol)
+        sol = _diffrax_solve(solver, field, controller, adjoint, dt0, ts, y_solve, args, save_fn, max_steps)
     if throw:
         sol = _thrown(sol, fixed=grid is not None)
     if throw and observe is None:  # observables may be NaN by design (e.g. NaN-padded spike times)
@@ -277,9 +279,9 @@ def _scan_refusal(controller, adjoint, dt0, ts) -> str | None:
     return None
 
 
-def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_steps):
+def _diffrax_solve(solver, field, controller, adjoint, dt0, ts, y0, args, save_fn, max_steps):
     return diffrax.diffeqsolve(
-        diffrax.ODETerm(_vector_field),
+        diffrax.ODETerm(field),
         solver,
         t0=ts[0],
         t1=ts[-1],
@@ -294,12 +296,12 @@ def _diffrax_solve(solver, controller, adjoint, dt0, ts, y0, args, save_fn, max_
     )
 
 
-def _scan_solve_inline(solver, grid: StaticArray, ts: StaticArray, y0, args, save_fn, checkpoint: bool):
+def _scan_solve_inline(solver, field, grid: StaticArray, ts: StaticArray, y0, args, save_fn, checkpoint: bool):
     """The fixed-step scan traced into the caller's program (a traced `simulate`).
 
     The model's arrays then stay constants of that program.
     """
-    return scan_solve(solver, _vector_field, grid.array, ts.array, y0, args, save_fn, checkpoint=checkpoint)
+    return scan_solve(solver, field, grid.array, ts.array, y0, args, save_fn, checkpoint=checkpoint)
 
 
 #: The same scan as one jitted function, keyed on the grid and save times (`StaticArray`), for eager calls: a second

@@ -53,3 +53,19 @@ class SaveUnpacked(eqx.Module):
 
     def __call__(self, t, y, args):
         return self.save(t, self.layout.unpack(y), args)
+
+
+class PackedVectorField(eqx.Module):
+    """A model's `vector_field(t, y, args)` given the solver's packed state: unpacked, evaluated, packed again.
+
+    The solver steps the packed state itself, but diffrax evaluates the term once before a solve that runs
+    through its own loop (a traced `simulate`, or more steps than the fixed-step scan holds) to check the
+    derivative's structure against the state's. The model's vector field on the packed state would fail there.
+    A module (equal for equal parts), so that a second solve of the same shapes reuses the first one's program.
+    """
+
+    vector_field: Callable
+    layout: AbstractStateLayout
+
+    def __call__(self, t, y, args):
+        return self.layout.pack(self.vector_field(t, self.layout.unpack(y), args))
