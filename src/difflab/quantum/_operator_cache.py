@@ -10,36 +10,52 @@ from ..core.internal import is_concrete
 from ._checks import check_finite, is_hermitian
 from ._operator import Operator, model_operator
 
-#: Conversions of immutable (JAX) arrays, keyed by identity: repeated `mesolve` calls with the same operators skip
-#: the sparsity scan. Each entry keeps its array alive, so an identity cannot be reused while cached.
-_CACHE: collections.OrderedDict = collections.OrderedDict()
-_CACHE_SIZE = 64
-#: Immutable (JAX) arrays found finite, keyed by identity as `_CACHE`: a 1024 × 1024 Hamiltonian costs 2.6 ms to
-#: scan (copied to NumPy, then tested), 15 % of a 10-spin chain's whole `sesolve`.
-_FINITE: collections.OrderedDict = collections.OrderedDict()
+
+class _IdentityCache:
+    """Values computed from immutable (JAX) arrays, keyed by the array's identity, the `size` most recent kept.
+
+    Each entry keeps its array alive, so an identity cannot be reused while it is cached.
+    """
+
+    def __init__(self, size: int = 64):
+        self._entries: collections.OrderedDict = collections.OrderedDict()
+        self._size = size
+
+    def get(self, x, tag=None):
+        """The value stored for `x` (and `tag`), or `None`."""
+        hit = self._entries.get((id(x), tag))
+        if hit is None or hit[0] is not x:
+            return None
+        self._entries.move_to_end((id(x), tag))
+        return hit[1]
+
+    def put(self, x, value, tag=None) -> None:
+        self._entries[(id(x), tag)] = (x, value)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+
+#: Conversions of JAX arrays (by layout): repeated `mesolve` calls with the same operators skip the sparsity scan.
+_CONVERTED = _IdentityCache()
+#: JAX arrays found finite: a 1024 × 1024 Hamiltonian costs 2.6 ms to scan (copied to NumPy, then tested), 15 % of
+#: a 10-spin chain's whole `sesolve`.
+_FINITE = _IdentityCache()
 
 
 def check_finite_once(x, name: str) -> None:
     """`check_finite(x, name)`, skipped for a concrete JAX array that has passed it before (it cannot change)."""
-    key = id(x)
-    hit = _FINITE.get(key)
-    if hit is not None and hit is x:
-        _FINITE.move_to_end(key)
+    if _FINITE.get(x) is not None:
         return
     check_finite(x, name)
     if isinstance(x, jax.Array) and is_concrete(x):
-        _FINITE[key] = x
-        if len(_FINITE) > _CACHE_SIZE:
-            _FINITE.popitem(last=False)
+        _FINITE.put(x, True)
 
 
 def cached_operator(x, *, name: str = "operator", layout: str = "auto") -> tuple[Operator, bool]:
     """`(as_operator(x), is_hermitian(x))`, memoised for concrete JAX arrays."""
-    key = (id(x), layout)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is x:
-        _CACHE.move_to_end(key)
-        return hit[1], hit[2]
+    hit = _CONVERTED.get(x, layout)
+    if hit is not None:
+        return hit
     if not (isinstance(x, jax.Array) and is_concrete(x)):
         return model_operator(x, name=name, layout=layout), is_hermitian(x)
     # Under a trace (a `jit` of the user's function), even a constant's conversion is staged into that trace; the
@@ -49,7 +65,5 @@ def cached_operator(x, *, name: str = "operator", layout: str = "auto") -> tuple
         op = model_operator(x, name=name, layout=layout)
         herm = is_hermitian(x)
     if is_concrete(op, herm):
-        _CACHE[key] = (x, op, herm)
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        _CONVERTED.put(x, (op, herm), layout)
     return op, herm
