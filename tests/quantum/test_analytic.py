@@ -94,3 +94,18 @@ def test_ramsey_values_and_gradients():
     jac, value = value_and_jacfwd(ramsey_sim)(params)
     np.testing.assert_allclose(value, ramsey_exact(params), atol=1e-9)
     np.testing.assert_allclose(jac, jax.jacfwd(ramsey_exact)(params), atol=1e-8)
+
+
+def test_without_observables_the_states_are_returned():
+    """No `exp_ops`: the states are the result (as QuTiP returns them), not an error inside the solve.
+
+    Rabi rotation H = (Ω/2) σx from |0>: ψ(t) = (cos(Ωt/2), −i sin(Ωt/2)); for `mesolve` without jumps ρ = ψψ†."""
+    omega, ts = 1.3, np.linspace(0.0, 2.0, 6)
+    psi = np.stack([np.cos(omega * ts / 2), -1j * np.sin(omega * ts / 2)], axis=1)
+    tight = {"rtol": 1e-10, "atol": 1e-12}
+    r = q.sesolve(0.5 * omega * q.sigmax(), q.basis(2, 0), ts, **tight)
+    np.testing.assert_allclose(np.asarray(r.states), psi, atol=1e-8)
+    assert np.shape(r.expects) == (ts.size, 0)
+    assert r.to_xarray()["psi_re"].shape == (ts.size, 2)
+    m = q.mesolve(0.5 * omega * q.sigmax(), q.basis(2, 0), ts, **tight)
+    np.testing.assert_allclose(np.asarray(m.states), np.einsum("ti,tj->tij", psi, psi.conj()), atol=1e-8)

@@ -48,8 +48,11 @@ class QuantumResult(eqx.Module):
 
     @property
     def expects(self) -> Array:
-        r"""$\langle E_m\rangle(t)$, complex, shape `(*lead, time, observable)`."""
+        r"""$\langle E_m\rangle(t)$, complex, shape `(*lead, time, observable)` (no observable: `observable` 0)."""
         ys = self.trajectory.ys
+        if "expect_re" not in ys:
+            ts = self.trajectory.ts
+            return jnp.zeros((*self.lead, ts.shape[-1], 0), complex)
         return self._shaped(from_parts(ys["expect_re"], ys["expect_im"]))
 
     @property

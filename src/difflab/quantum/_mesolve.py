@@ -110,7 +110,8 @@ def sesolve(
         ts: save times (strictly increasing, `time_units`); the solve starts at `ts[0]`.
         drives: `Drive(protocol, operator)` terms.
         exp_ops: operators whose expectation values are saved (a sequence, or a mapping name -> operator).
-        save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)).
+        save_states: also save $\psi(t)$ (variables `psi_re`, `psi_im`, dims (..., time, level)); always
+            saved when `exp_ops` is empty.
         batching: a [`Batching`][difflab.quantum.Batching]: the name and coordinates of the batch dimension of
             `H`, and how the members run (default per backend and state size).
         time_units: "ns" or "us": the unit of `ts` and `dt0`; `H` and the drives are in rad per this unit.
@@ -161,7 +162,8 @@ def mesolve(
         jump_ops: jump operators $L_k = \sqrt{\gamma_k} A_k$, each (n, n) or a batch (b, n, n).
         drives: `Drive(protocol, operator)` terms, as in `sesolve`.
         exp_ops: operators whose expectation values are saved, as in `sesolve`.
-        save_states: also save $\rho(t)$ (variables `rho_re`, `rho_im` in the Dataset).
+        save_states: also save $\rho(t)$ (variables `rho_re`, `rho_im` in the Dataset); always saved when
+            `exp_ops` is empty.
         batching: the batch dimension's name and coordinates and how the members run, as in `sesolve`.
         time_units: "ns" or "us", as in `sesolve` (`H`, the jump operators' rates and the drives per this unit).
         layout: operator storage ("auto", "dia", "dense"), as in `sesolve`.
@@ -208,6 +210,9 @@ def _solve(H, state0, ts, jump_ops, drives, exp_ops, *, open_system, save_states
     n_batch = sizes.pop() if sizes else None
     coords = _batch_coords(batching.coords, n_batch, batch_dim)  # before the solve, which may take long
     names, ops, all_hermitian = _exp_ops(exp_ops, n)
+    # without observables the states are the result (as QuTiP and dynamiqs return them); saving nothing at all
+    # failed inside the solve
+    save_states = bool(save_states) or not ops
     if state0 is None:  # a propagator: the basis kets, or the basis matrices |i><j| in column-stacking order
         y0, n_states = basis_states(n, open_system)
         state0 = [None] * n_states
