@@ -10,7 +10,7 @@ from scipy.integrate import quad
 
 import difflab
 from difflab.neuron import AlphaSynapses, Exp2Synapses, ExpSynapses, HodgkinHuxley, Network
-from difflab.neuron._synapses import decay_factors, kernel_step
+from difflab.neuron._synapses import decay_factors, kernel_step, latest_arrival
 
 from ._spikes import assert_spikes_match
 
@@ -157,6 +157,25 @@ def test_state_carries_the_sum_over_spikes(make):
     got, want = np.array(got), np.array(want)
     assert want.max() > 0.05  # the spikes did arrive
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)  # µS; 400 steps of rounding
+
+
+def test_arrivals_of_a_batch_equal_each_members():
+    """Spike buffers and delays with a leading batch axis (members of an ensemble) give each member's arrivals,
+    and the age of the latest spike inside the step where two of a cell's spikes could be searched."""
+    spikes = jnp.array([[[6.01, 2.0, -1e4], [4.2, 1.111, 0.37]], [[2.5, 1.0, -1e4], [4.0, 2.5, 0.5]]])  # (2, 2, 3)
+    pre = np.array([0, 1, 1, 0])
+    delay = jnp.array([[1.0, 2.0, 0.6, 3.0], [1.5, 0.55, 2.0, 0.6]])  # (members, synapses), ms
+    tau = jnp.array([[2.0, 2.0, 4.0, 1.0]] * 2)
+    t0, t1 = jnp.asarray(3.0), jnp.asarray(3.1)
+    x, arrived = latest_arrival(spikes, pre, delay, tau, t0, t1)
+    for m in range(2):
+        xm, am = latest_arrival(spikes[m], pre, delay[m], tau[m], t0, t1)
+        np.testing.assert_array_equal(arrived[m], am)
+        np.testing.assert_allclose(x[m], xm, rtol=0, atol=0)
+    # member 0: 2.0 + 1.0 lands at t0 (synapse 0, age 0.1 ms / 2 ms); member 1: 2.5 + 0.55 = 3.05 (synapse 1);
+    # 3.111 and 3.1 are not inside [3.0, 3.1)
+    np.testing.assert_array_equal(arrived, [[True, False, False, False], [False, True, False, False]])
+    np.testing.assert_allclose(x, [[0.1 / 2.0, 0, 0, 0], [0, 0.05 / 2.0, 0, 0]], rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("make", KINDS, ids=["exp", "alpha", "exp2"])

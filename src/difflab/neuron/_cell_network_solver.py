@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..solvers.internal import materialise_at
 from ._cable_solver import _REFRESH_STEPS, axial_term, cable_correct, cable_predict
 from ._solver import AbstractVoltageStepSolver
 from ._synaptic_network import record_crossings, refuse_lost_spikes, refuse_short_delays
@@ -38,8 +39,8 @@ def cell_network_step(net, protocol, t0, h, y0, V_prev, h_prev, axial0):
     t1 = t0 + h
     # 1. synapses: conductances (µS, unblocked) at t0, their mean over the step, at t1; the new states
     if net.synapses:
-        g0, g_mean, g_end, synapses1, plastic1 = net.advance_synapses(
-            y0["synapses"], t0, t1, y0["spikes"], y0.get("plasticity")
+        g0, g_mean, g_end, synapses1, plastic1 = materialise_at(
+            net.advance_synapses(y0["synapses"], t0, t1, y0["spikes"], y0.get("plasticity")), t0
         )
     else:
         g0 = g_mean = g_end = synapses1 = plastic1 = None

@@ -190,10 +190,11 @@ def latest_arrival(spikes: Array, pre: np.ndarray, delay: Array, tau: Array, t0:
     ``spikes``: ``(..., cells, buffer)`` spike times (ms); ``pre``: the presynaptic cell of each synapse;
     ``delay``, ``tau``: ms per synapse. One gather and one reduction over the buffer whatever the synapses' kinds.
     """
-    arrival_times = spikes[..., pre, :] + _lift(delay[..., None], spikes.ndim)  # (..., synapses, buffer)
+    # (..., buffer, synapses): the reduction below runs over the leading axis, elementwise across the synapses
+    arrival_times = jnp.swapaxes(spikes, -1, -2)[..., pre] + _lift(delay[..., None, :], spikes.ndim)
     inside = (arrival_times >= t0) & (arrival_times < t1)
     # one reduction over the buffer: whether a spike arrives follows from the latest arrival
-    latest = jnp.max(jnp.where(inside, arrival_times, -jnp.inf), axis=-1)
+    latest = jnp.max(jnp.where(inside, arrival_times, -jnp.inf), axis=-2)
     arrived = latest >= t0
     x = jnp.where(arrived, (t1 - jnp.where(arrived, latest, t0)) / tau, 0.0)  # in [0, delta]; double where
     return x, arrived
