@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import difflab
+from difflab.core._checks import physical_flag
 from difflab.core._paths import where_path
 from difflab.neuron import HodgkinHuxley
 
@@ -72,6 +73,24 @@ def test_jitted_simulate_raises_with_the_message(hh):
     with pytest.raises(Exception, match=r"gK must be >= 0 mS/cm\^2"):
         jax.block_until_ready(run(jnp.asarray(-1.0)))
     assert np.isfinite(np.asarray(run(jnp.asarray(36.0)))).all()
+
+
+def test_a_traced_check_names_a_check_that_fails():
+    """The traced checks share one conditional: its message is the first failing check's, and under vmap one that
+    some member fails (never one that every member passes)."""
+    checks = lambda a, b: {"a must be > 0": (a > 0, a), "b must be > 0": (b > 0, b)}  # noqa: E731
+    flag = eqx.filter_jit(lambda a, b: physical_flag(checks(a, b), a, throw=True))
+    one, minus_one = jnp.asarray(1.0), jnp.asarray(-1.0)
+    assert bool(flag(one, one)[1])
+    with pytest.raises(Exception, match="a must be > 0"):
+        jax.block_until_ready(flag(minus_one, minus_one))
+    with pytest.raises(Exception, match="b must be > 0"):
+        jax.block_until_ready(flag(one, minus_one))
+    members = jax.vmap(lambda a, b: physical_flag(checks(a, b), a, throw=False)[1])
+    np.testing.assert_array_equal(members(jnp.array([1.0, 1.0, -1.0]), jnp.array([1.0, -1.0, 1.0])), [1, 0, 0])
+    batched = eqx.filter_jit(jax.vmap(lambda a, b: physical_flag(checks(a, b), a, throw=True)[0]))
+    with pytest.raises(Exception, match="b must be > 0"):  # member 1 passes check a and fails check b
+        jax.block_until_ready(batched(jnp.array([1.0, 1.0]), jnp.array([1.0, -1.0])))
 
 
 @pytest.mark.slow
