@@ -50,10 +50,23 @@ def linearised_residuals(theta, *, residuals: Callable, args):
     return residuals(theta, args)
 
 
+@eqx.filter_jit
+def _value_and_jacfwd_of(theta, args, residuals: Callable):
+    """`value_and_jacfwd` of `residuals(·, args)` at `theta`, as one jitted function.
+
+    A least-squares step traces its residuals' linearisation several times (the solver's init, which a jitted step
+    calls again for the state's structure, and the step itself): as a jitted function of a `residuals` that compares
+    equal across them (a module-level function or an `equinox.Module`), JAX traces the pass with its tangents once
+    and reuses the jaxpr (the HH and feature fits of `tests/calibration/test_global.py` and
+    `tests/neuron/test_efeatures.py`: 0.7 s of tracing each time).
+    """
+    return value_and_jacfwd(lambda th: residuals(th, args), theta)
+
+
 @linearised_residuals.def_jvp
 def _linearised_residuals_jvp(primals, tangents, *, residuals: Callable, args):
     (theta,), (theta_dot,) = primals, tangents
-    value, jac = value_and_jacfwd(lambda th: residuals(th, args), theta)
+    value, jac = _value_and_jacfwd_of(theta, args, residuals)
     if theta_dot is None:  # no tangent reaches theta
         return value, jnp.zeros_like(value)
     # a tangent may leave some leaves symbolic (None): they carry zero

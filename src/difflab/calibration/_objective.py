@@ -8,7 +8,6 @@ initial model of the same shapes reuse the compiled step.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -110,7 +109,7 @@ class LeastSquaresAdapter(eqx.Module):
     def _fn(self, problem):
         # the Jacobian from one forward pass per step, not a primal solve and then a linearisation that reruns it
         # (`_jacobian`)
-        residuals = functools.partial(_member_residuals, adjoint=self.adjoint)
+        residuals = _MemberResiduals(self.adjoint)  # equal across traces: the Jacobian's pass is traced once
         return lambda th, member: (linearised_residuals(th, residuals=residuals, args=(problem, member)), None)
 
     def init(self, problem, theta, member):
@@ -127,9 +126,14 @@ class LeastSquaresAdapter(eqx.Module):
         return theta, state, loss, done
 
 
-def _member_residuals(theta, problem_and_member, adjoint):
-    problem, member = problem_and_member
-    return problem.residuals(theta, member, adjoint)
+class _MemberResiduals(eqx.Module):
+    """`problem.residuals(theta, member, adjoint)` of `(problem, member)`; equal for equal adjoints."""
+
+    adjoint: Any = eqx.field(static=True)
+
+    def __call__(self, theta, problem_and_member):
+        problem, member = problem_and_member
+        return problem.residuals(theta, member, self.adjoint)
 
 
 @eqx.filter_jit
