@@ -102,3 +102,37 @@ def test_cell_with_its_tree_pickles_and_solves_the_same():
         jnp.asarray(a) for a in (rng.uniform(3, 4, n), rng.uniform(-1, 0, n), rng.uniform(-1, 0, n), rng.normal(size=n))
     ]
     np.testing.assert_array_equal(again.morphology.tree.solve(*args), cell.morphology.tree.solve(*args))
+
+
+def test_the_solve_hangs_the_tree_from_its_centre_and_keeps_its_values_and_derivatives():
+    """A soma (node 0) with a chain of 12 and a branch of 2: the solve ends at the chain's 6th node (6 levels below
+    it instead of 12 below the soma), with the edges between reversed. Values, forward and reverse derivatives equal
+    a dense solve's (1e-12), the root's `upper` (outside the system) gets none, and a node outside `solve_roots` is
+    never the end of the solve."""
+    import jax
+
+    parent = [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 13]
+    tree = NodeTree(np.array(parent))
+    assert (tree.root, tree.solve_root) == (0, 5)
+    assert tree.level_table[0].shape[0] == 7 < len(tree.levels) - 1 == 12
+    assert NodeTree(np.array(parent), solve_roots=np.array([0, 13, 14])).solve_root == 0
+    n = len(parent)
+    rng = np.random.default_rng(4)
+    args = tuple(jnp.asarray(a) for a in (rng.uniform(3, 4, (2, n)), rng.uniform(-1, 0, n), rng.uniform(-1, 0, n),
+                                     rng.normal(size=(2, n))))  # fmt: skip
+    dense = lambda d, u, lo, r: jax.vmap(lambda di, ri: jnp.linalg.solve(_dense(parent, di, u, lo), ri))(d, r)  # noqa: E731
+    np.testing.assert_allclose(np.asarray(tree.solve(*args)), np.asarray(dense(*args)), rtol=1e-12, atol=1e-12)
+
+    def loss(solve, *a):
+        return jnp.sum(jnp.cos(solve(*a)) * jnp.arange(1.0, n + 1)[None])
+
+    got = jax.grad(lambda *a: loss(tree.solve, *a), argnums=(0, 1, 2, 3))(*args)
+    want = jax.grad(lambda *a: loss(dense, *a), argnums=(0, 1, 2, 3))(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12, atol=1e-12)
+    assert float(got[1][0]) == 0.0
+    tangents = tuple(jnp.asarray(rng.normal(size=a.shape) * ((np.arange(n) > 0) if i == 1 else 1.0))
+                     for i, a in enumerate(args))  # fmt: skip
+    got_dot = jax.jvp(lambda *a: loss(tree.solve, *a), args, tangents)[1]
+    want_dot = jax.jvp(lambda *a: loss(dense, *a), args, tangents)[1]
+    np.testing.assert_allclose(np.asarray(got_dot), np.asarray(want_dot), rtol=1e-12)

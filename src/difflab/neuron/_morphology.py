@@ -182,7 +182,7 @@ class Morphology:
 
     def _build_levels(self) -> None:
         #: the node tree's index tables: children sums and the Hines solve, by gathers
-        self.tree = NodeTree(self.parent)
+        self.tree = NodeTree(self.parent, solve_roots=np.arange(self.n_segments))
         self.root = self.tree.root
         #: sums over the compartment neighbours of each zero-area node (its children; its parent is one gather)
         self.zero_children = self.tree.subtree_sum(np.arange(self.n_segments, self.n_nodes))
