@@ -95,16 +95,11 @@ class NodeTree:
         the child on that edge (`_solve_coefficients`).
         """
         n, parent = self.n_nodes, self.parent
-        solve_parent = _hang(centre, self._child_lists, parent)
+        solve_parent, depth = _walk(centre, self._child_lists, parent)
         self.solve_root = centre
         # an edge reversed by the re-hanging: node j's solve parent is its child c in the morphology
         self._reversed = (solve_parent >= 0) & (solve_parent != parent)
         self._source = np.where(self._reversed, solve_parent, np.arange(n))
-        depth = np.full(n, -1, dtype=np.int64)
-        depth[centre] = 0
-        for node in _breadth_first(centre, solve_parent):
-            if node != centre:
-                depth[node] = depth[solve_parent[node]] + 1
         below_root = [np.flatnonzero(depth == d) for d in range(1, int(depth.max()) + 1)]
         width = max([lv.size for lv in below_root] + [1])
         # padding: scratch node n + k in column k (its own parent), so that no row repeats an index; int32, the
@@ -117,18 +112,15 @@ class NodeTree:
         self.level_table = (table.astype(np.int32), parents.astype(np.int32))
 
     def _solve_coefficients(self, upper: Array, lower: Array) -> tuple[Array, Array]:
-        """`upper`, `lower` in the solve's orientation; the solve root has no parent (0).
+        """`upper`, `lower` in the solve's orientation.
 
         For an edge that the re-hanging reversed (node j under its morphological child c), row j's coefficient on
-        its solve parent is `lower[c]`, and row c's on j is `upper[c]`.
+        its solve parent is `lower[c]`, and row c's on j is `upper[c]`. The solve root's own entries are never read.
         """
-        if not self._reversed.any() and self.solve_root == self.root:
+        if self.solve_root == self.root:  # nothing reversed
             return upper, lower
         src, rev = self._source, self._reversed
-        keep = np.arange(self.n_nodes) != self.solve_root
-        up = jnp.where(rev, lower[..., src], upper[..., src])
-        low = jnp.where(rev, upper[..., src], lower[..., src])
-        return jnp.where(keep, up, 0.0), jnp.where(keep, low, 0.0)
+        return jnp.where(rev, lower[..., src], upper[..., src]), jnp.where(rev, upper[..., src], lower[..., src])
 
     def subtree_sum(self, nodes: np.ndarray) -> GatherSum:
         """Sums over the children of `nodes` only (output `i` is node `nodes[i]`)."""
@@ -190,32 +182,21 @@ class NodeTree:
         return self._substitute(D, U, R)
 
 
-def _breadth_first(start: int, parent_of: np.ndarray) -> list[int]:
-    """The nodes in breadth-first order from `start` in the tree given by `parent_of` (−1 at `start`)."""
-    children: list[list[int]] = [[] for _ in range(parent_of.size)]
-    for node, p in enumerate(parent_of):
-        if p >= 0:
-            children[p].append(node)
+def _walk(start: int, children: list[list[int]], parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Breadth-first from `start` over the tree's edges in both directions: parents and distances.
+
+    Returns every node's parent when the tree hangs from `start` (−1 there) and its distance from `start`.
+    """
+    via = np.full(parent.size, -1, dtype=np.int64)
+    dist = np.full(parent.size, -1, dtype=np.int64)
+    dist[start] = 0
     order = [start]
     for node in order:
-        order.extend(children[node])
-    return order
-
-
-def _hang(root: int, children: list[list[int]], parent: np.ndarray) -> np.ndarray:
-    """The parent of every node when the tree (children lists and parents) hangs from `root` (−1 there)."""
-    out = np.full(parent.size, -2, dtype=np.int64)
-    out[root] = -1
-    frontier = [root]
-    while frontier:
-        nxt = []
-        for node in frontier:
-            for other in [*children[node], *([parent[node]] if parent[node] >= 0 else [])]:
-                if out[other] == -2:
-                    out[other] = node
-                    nxt.append(other)
-        frontier = nxt
-    return out
+        for other in [*children[node], *([parent[node]] if parent[node] >= 0 else [])]:
+            if dist[other] < 0:
+                via[other], dist[other] = node, dist[node] + 1
+                order.append(other)
+    return via, dist
 
 
 def _centre(parent: np.ndarray, children: list[list[int]], candidates: np.ndarray) -> int:
@@ -227,22 +208,10 @@ def _centre(parent: np.ndarray, children: list[list[int]], candidates: np.ndarra
     longest path, so two breadth-first searches from those ends give every node's eccentricity. Ties go to the
     given root, then to the lowest index.
     """
-
-    def distances(start):
-        dist = np.full(parent.size, -1, dtype=np.int64)
-        dist[start] = 0
-        order = [start]
-        for node in order:
-            for other in [*children[node], *([parent[node]] if parent[node] >= 0 else [])]:
-                if dist[other] < 0:
-                    dist[other] = dist[node] + 1
-                    order.append(other)
-        return dist
-
     root = int(np.flatnonzero(parent < 0)[0])
-    a = int(np.argmax(distances(root)))
-    from_a = distances(a)
-    eccentricity = np.maximum(from_a, distances(int(np.argmax(from_a))))
+    a = int(np.argmax(_walk(root, children, parent)[1]))
+    from_a = _walk(a, children, parent)[1]
+    eccentricity = np.maximum(from_a, _walk(int(np.argmax(from_a)), children, parent)[1])
     candidates = np.asarray(candidates, dtype=np.int64)
     best = candidates[eccentricity[candidates] == eccentricity[candidates].min()]
     return root if root in best else int(best.min())
