@@ -382,3 +382,24 @@ def _(ctx):
     import difflab
 
     return difflab.MSE(weights={"y": -1.0})
+
+
+@case("fit.loss-sum-nan-weight", "19", r"LossSum weights\[1\] must be a finite number > 0; got nan")
+def _(ctx):
+    import difflab
+
+    return difflab.LossSum((difflab.MSE(), difflab.SpikeTimes()), weights=(1.0, float("nan")))
+
+
+@case("fit.loss-sum-weight-count", "19", r"LossSum weights must have one weight per term \(2\); got 3")
+def _(ctx):
+    import difflab
+
+    return difflab.LossSum((difflab.MSE(), difflab.SpikeTimes()), weights=(1.0, 1.0, 1.0))
+
+
+@case("fit.loss-sum-not-a-loss", "19", r"LossSum terms must be a non-empty sequence of difflab losses")
+def _(ctx):
+    import difflab
+
+    return difflab.LossSum(("mse", "spike_times"))

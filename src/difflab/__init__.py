@@ -39,6 +39,7 @@ from .calibration import GrowingWindows as GrowingWindows
 from .calibration import Identity as Identity
 from .calibration import LinearlyEstimable as LinearlyEstimable
 from .calibration import Log as Log
+from .calibration import LossSum as LossSum
 from .calibration import Positive as Positive
 from .calibration import RunOptions as RunOptions
 from .calibration import SpikeTimes as SpikeTimes

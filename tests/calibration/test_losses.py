@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from difflab.calibration import MSE, FiringRate, SpikeTimes
+from difflab.calibration import MSE, FiringRate, LossSum, SpikeTimes
 from difflab.calibration._losses import as_loss
 from difflab.core.internal import first_crossings, soft_crossing_count
 
@@ -50,6 +50,43 @@ def test_spike_time_loss_is_the_squared_shift_and_differentiable():
     assert float(value) == pytest.approx(0.05**2, rel=1e-2)
     grad = jax.grad(lambda s: loss({"y": wave(s)}, data, mask))(0.35)
     assert float(grad) == pytest.approx(2 * 0.05, rel=2e-2)
+
+
+def test_an_extra_spike_costs_its_distance_from_the_end_and_is_pushed_out():
+    """The data's fourth spike flattened: the prediction's fourth (at 7.85) is compared with the end, t = 10."""
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS)
+    data, mask = {"y": jnp.where(TS > 7.0, -1.0, wave(0.3))}, {"y": jnp.ones(TS.shape, bool)}
+    assert int(loss.count(data, mask)) == 3
+    expected = (3 * 0.05**2 + (7.85 - 10.0) ** 2) / 3
+    assert float(loss({"y": wave(0.35)}, data, mask)) == pytest.approx(expected, rel=1e-3)
+    # d/ds of the loss: (2/3)(3 · 0.05 − 2.15) < 0, so the fit moves the spikes later, the extra one out
+    grad = jax.grad(lambda s: loss({"y": wave(s)}, data, mask))(0.35)
+    assert float(grad) == pytest.approx(2 / 3 * (3 * 0.05 - 2.15), rel=1e-2)
+    # samples the data leave out (after a window's end) are left out of the prediction: no extra spike
+    window = {"y": TS <= 7.0}
+    assert float(loss({"y": wave(0.35)}, data, window)) == pytest.approx(0.05**2, rel=1e-2)
+
+
+def test_a_sum_of_losses_weights_each_terms_residuals():
+    """L = MSE + 10 · spike times, residuals [r_MSE, √10 r_t]: Levenberg–Marquardt fits it as one least squares."""
+    times = SpikeTimes(variable="y", threshold=0.0, max_spikes=4)
+    total = LossSum((MSE(), times), weights=(1.0, 10.0)).with_times(TS)
+    assert total.least_squares and total.terms[1].ts is not None
+    data, mask = {"y": wave(0.3)}, {"y": jnp.ones(TS.shape, bool)}
+    pred = {"y": wave(0.35)}
+    mse = float(MSE()(pred, data, mask))
+    assert float(total(pred, data, mask)) == pytest.approx(mse + 10 * 0.05**2, rel=1e-3)
+    r = total.residuals(pred, data, mask)
+    assert r.shape == (TS.size + 4,)
+    assert float(jnp.sum(r**2)) == pytest.approx(float(total(pred, data, mask)), rel=1e-12)
+    assert int(total.count(data, mask)) == TS.size + 4
+    assert not LossSum((MSE(), FiringRate(duration=10.0, variable="y"))).least_squares
+    with pytest.raises(ValueError, match=r"LossSum weights\[1\] must be a finite number > 0"):
+        LossSum((MSE(), times), weights=(1.0, 0.0))
+    with pytest.raises(ValueError, match="one weight per term"):
+        LossSum((MSE(), times), weights=(1.0,))
+    with pytest.raises(TypeError, match="LossSum terms"):
+        LossSum(("mse",))
 
 
 def test_soft_spike_count_and_rate_loss():

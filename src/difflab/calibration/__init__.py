@@ -12,6 +12,7 @@ from ._linear_estimate import LinearlyEstimable as LinearlyEstimable
 from ._losses import MSE as MSE
 from ._losses import AbstractLoss as AbstractLoss
 from ._losses import FiringRate as FiringRate
+from ._losses import LossSum as LossSum
 from ._losses import SpikeTimes as SpikeTimes
 from ._profile import profile as profile
 from ._result import Calibration as Calibration

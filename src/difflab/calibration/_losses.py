@@ -91,9 +91,12 @@ class SpikeTimes(AbstractLoss):
     $$L = \frac1{n} \sum_{k \le n} (\hat t_k - t_k)^2$$
 
     over the $n$ spikes found in the data (up to `max_spikes` per trace: a variable with axes after time, such as
-    the recordings of a joint fit, is a trace per index, and $n$ counts the spikes of all). Spikes the data has but the
-    prediction lacks count as occurring at the last data time, which keeps the loss finite and
-    pushes the model towards firing. A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$),
+    the recordings of a joint fit, is a trace per index, and $n$ counts the spikes of all). The $k$-th spike of one
+    is compared with the $k$-th of the other, and a spike that only one of them has is compared with the last data
+    time: a missing spike keeps the loss finite, and an extra one costs its distance from the end of the recording,
+    so a model that fires once too often is pushed to fire later until the spike leaves the recording instead of
+    fitting the data's spikes with a spike to spare. Samples the data leave out (NaN, or outside a window of
+    `GrowingWindows`) are left out of the prediction too. A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$),
     so Levenberg–Marquardt fits it and the fit reports standard errors: use it when only the spike
     times of a recording can be trusted (drifting baseline, filtered or clipped trace).
 
@@ -121,15 +124,19 @@ class SpikeTimes(AbstractLoss):
         find = lambda x: first_crossings(self.ts, x, self.threshold, self.max_spikes, refractory)  # noqa: E731
         return jax.vmap(find)(traces)
 
+    def _inside(self, v, mask):
+        """`v` with the samples outside `mask` set below the threshold (finite: no crossing's time divides by ∞)."""
+        return jnp.where(mask[self.variable], v[self.variable], self.threshold - 1.0)
+
     def _observed(self, data, mask):
-        filled = jnp.where(mask[self.variable], data[self.variable], -jnp.inf)
-        return self._crossings(filled, self.refractory)
+        return self._crossings(self._inside(data, mask), self.refractory)
 
     def residuals(self, pred, data, mask):
-        t_pred, _ = self._crossings(pred[self.variable])
+        # where neither has a k-th spike both times are the last data time, and the residual is 0
+        t_pred, _ = self._crossings(self._inside(pred, mask))
         t_data, found = self._observed(data, mask)
         n = jnp.maximum(jnp.sum(found), 1)
-        return jnp.ravel(jnp.where(found, t_pred - t_data, 0.0) / jnp.sqrt(n))
+        return jnp.ravel((t_pred - t_data) / jnp.sqrt(n))
 
     def __call__(self, pred, data, mask):
         return jnp.sum(self.residuals(pred, data, mask) ** 2)
@@ -165,6 +172,62 @@ class FiringRate(AbstractLoss):
         up = upward_crossings(jnp.arange(filled.shape[-1]), filled, self.threshold)[0]
         observed = jnp.sum(up, axis=-1, dtype=predicted.dtype)  # a count, in the prediction's float dtype
         return jnp.sum(((predicted - observed) / self.duration) ** 2)
+
+
+def _positive_weights(weights) -> tuple[float, ...]:
+    out = tuple(float(w) for w in weights)
+    for k, w in enumerate(out):
+        if not (w > 0 and w < float("inf")):
+            raise ValueError(f"LossSum weights[{k}] must be a finite number > 0; got {w!r}")
+    return out
+
+
+class LossSum(AbstractLoss):
+    r"""A weighted sum of losses, $L = \sum_j w_j L_j$: a trace loss kept in the spike configuration of the data.
+
+    Where every term is least squares, so is the sum: its residuals are the terms' residuals, each scaled by
+    $\sqrt{w_j}$, and Levenberg–Marquardt fits it. The use it was made for is a spiking cell's trace fit that must
+    not trade a spike for a better fit of the rest of the trace: `LossSum((MSE(), SpikeTimes(...)), (1.0, 10.0))`
+    makes a spike that appears, disappears or moves by 1 ms cost 10 mV² per spike of the data, more than the
+    trace gains. Its standard errors pool the residuals of terms in different units: trust them where one term
+    dominates the residual sum at the optimum, or refit the trace alone from the optimum for them.
+
+    Args:
+        terms: the losses (`AbstractLoss` instances).
+        weights: one finite weight > 0 per term (default 1 each).
+    """
+
+    terms: tuple[AbstractLoss, ...]
+    weights: tuple[float, ...] = eqx.field(static=True, default=())
+
+    def __init__(self, terms, weights=None):
+        terms = tuple(terms)
+        if not terms or not all(isinstance(t, AbstractLoss) for t in terms):
+            raise TypeError(f"LossSum terms must be a non-empty sequence of difflab losses; got {terms!r}")
+        weights = (1.0,) * len(terms) if weights is None else _positive_weights(weights)
+        if len(weights) != len(terms):
+            raise ValueError(f"LossSum weights must have one weight per term ({len(terms)}); got {len(weights)}")
+        self.terms, self.weights = terms, weights
+
+    @property
+    def least_squares(self) -> bool:  # type: ignore[override]
+        return all(t.least_squares for t in self.terms)
+
+    def __call__(self, pred, data, mask):
+        return sum(w * t(pred, data, mask) for w, t in zip(self.weights, self.terms, strict=True))
+
+    def residuals(self, pred, data, mask):
+        if not self.least_squares:
+            return super().residuals(pred, data, mask)
+        parts = [jnp.sqrt(w) * t.residuals(pred, data, mask) for w, t in zip(self.weights, self.terms, strict=True)]
+        return jnp.concatenate(parts)
+
+    def count(self, data, mask):
+        """The observations of every term together."""
+        return sum(t.count(data, mask) for t in self.terms)
+
+    def with_times(self, ts: Array) -> AbstractLoss:
+        return LossSum(tuple(t.with_times(ts) for t in self.terms), self.weights)
 
 
 class CallableLoss(AbstractLoss):
