@@ -168,8 +168,8 @@ def main() -> None:
     if args.windows:
         run = run.replace(strategy=difflab.GrowingWindows(first=0.25))
     if args.spikes_first and args.spike_weight > 0:
-        # then the traces, kept in the data's spike configuration: a spike that appears, disappears or moves by
-        # 1 ms costs 10 mV² per spike of the data, more than any trace misfit it would buy
+        # then the traces, held in the data's spike configuration: a spike that moves by 1 ms costs
+        # --spike-weight mV² over the data's number of spikes
         kept = difflab.LossSum((difflab.MSE(), times), weights=(1.0, args.spike_weight))
         fit = difflab.calibrate(cell, clamps, data, params=bounds, loss=kept, compare=compare, starts=starts,
                                 steps=args.steps, optimizer="lm", options=options, run=run)  # fmt: skip

@@ -188,9 +188,10 @@ class LossSum(AbstractLoss):
     Where every term is least squares, so is the sum: its residuals are the terms' residuals, each scaled by
     $\sqrt{w_j}$, and Levenberg–Marquardt fits it. The use it was made for is a spiking cell's trace fit that must
     not trade a spike for a better fit of the rest of the trace: `LossSum((MSE(), SpikeTimes(...)), (1.0, 10.0))`
-    makes a spike that appears, disappears or moves by 1 ms cost 10 mV² per spike of the data, more than the
-    trace gains. Its standard errors pool the residuals of terms in different units: trust them where one term
-    dominates the residual sum at the optimum, or refit the trace alone from the optimum for them.
+    makes a spike that moves by 1 ms cost 10 mV² over the data's number of spikes (choose the weight against the
+    trace misfit of the starts: a trace far off can still outweigh it). Its standard errors pool the residuals of
+    terms in different units: trust them where one term dominates the residual sum at the optimum, or refit the
+    trace alone from the optimum for them.
 
     Args:
         terms: the losses (`AbstractLoss` instances).
