@@ -80,13 +80,9 @@ class NodeTree:
                 children[p].append(node)
         self.children = GatherSum(children, n)
         self._child_lists = children
-        self.depth = depth = np.full(n, -1, dtype=np.int64)
-        frontier, d = [self.root], 0
-        while frontier:
-            depth[frontier] = d
-            frontier, d = [c for node in frontier for c in children[node]], d + 1
+        self.depth = depth = _walk(self.root, children, parent)[1]
         self.levels = tuple(np.flatnonzero(depth == d) for d in range(int(depth.max()) + 1))
-        self._orient_solve(_centre(parent, children, np.arange(n) if solve_roots is None else solve_roots))
+        self._orient_solve(_centre(parent, children, depth, np.arange(n) if solve_roots is None else solve_roots))
 
     def _orient_solve(self, centre: int) -> None:
         """The solve's own orientation: the tree hung from `centre`, its levels as one table for a scan.
@@ -199,17 +195,17 @@ def _walk(start: int, children: list[list[int]], parent: np.ndarray) -> tuple[np
     return via, dist
 
 
-def _centre(parent: np.ndarray, children: list[list[int]], candidates: np.ndarray) -> int:
+def _centre(parent: np.ndarray, children: list[list[int]], depth: np.ndarray, candidates: np.ndarray) -> int:
     r"""The candidate whose farthest node is nearest (a centre of the tree, if it is a candidate).
 
     The elimination runs one level at a time, so its sequential length is the height of the tree below the node it
     ends at. Hung from its centre a tree is about half its longest path high: the L5PC 52 levels instead of 85 from
     the soma, a ball-and-stick cell 12 instead of 24. In a tree a node's farthest node is one of the two ends of a
-    longest path, so two breadth-first searches from those ends give every node's eccentricity. Ties go to the
-    given root, then to the lowest index.
+    longest path, so two breadth-first searches from those ends give every node's eccentricity; the first end is
+    the node deepest below the root (`depth`). Ties go to the given root, then to the lowest index.
     """
     root = int(np.flatnonzero(parent < 0)[0])
-    a = int(np.argmax(_walk(root, children, parent)[1]))
+    a = int(np.argmax(depth))
     from_a = _walk(a, children, parent)[1]
     eccentricity = np.maximum(from_a, _walk(int(np.argmax(from_a)), children, parent)[1])
     candidates = np.asarray(candidates, dtype=np.int64)
