@@ -43,13 +43,16 @@ class AbstractLoss(eqx.Module):
         return self
 
 
+def _check_weight(w: float, label: str) -> float:
+    if not (w > 0 and w < float("inf")):
+        raise ValueError(f"{label} must be a finite number > 0; got {w!r}")
+    return w
+
+
 def _weight_pairs(weights) -> tuple[tuple[str, float], ...]:
     """`weights` (a dict or pairs) as sorted `(variable, weight)` pairs, each weight a finite number > 0."""
     pairs = tuple(sorted((str(k), float(w)) for k, w in dict(weights).items()))
-    for name, w in pairs:
-        if not (w > 0 and w < float("inf")):
-            raise ValueError(f"weights[{name!r}] must be a finite number > 0; got {w!r}")
-    return pairs
+    return tuple((name, _check_weight(w, f"weights[{name!r}]")) for name, w in pairs)
 
 
 class MSE(AbstractLoss):
@@ -174,14 +177,6 @@ class FiringRate(AbstractLoss):
         return jnp.sum(((predicted - observed) / self.duration) ** 2)
 
 
-def _positive_weights(weights) -> tuple[float, ...]:
-    out = tuple(float(w) for w in weights)
-    for k, w in enumerate(out):
-        if not (w > 0 and w < float("inf")):
-            raise ValueError(f"LossSum weights[{k}] must be a finite number > 0; got {w!r}")
-    return out
-
-
 class LossSum(AbstractLoss):
     r"""A weighted sum of losses, $L = \sum_j w_j L_j$: a trace loss kept in the spike configuration of the data.
 
@@ -199,13 +194,14 @@ class LossSum(AbstractLoss):
     """
 
     terms: tuple[AbstractLoss, ...]
-    weights: tuple[float, ...] = eqx.field(static=True, default=())
+    weights: tuple[float, ...] = eqx.field(static=True)
 
     def __init__(self, terms, weights=None):
         terms = tuple(terms)
         if not terms or not all(isinstance(t, AbstractLoss) for t in terms):
             raise TypeError(f"LossSum terms must be a non-empty sequence of difflab losses; got {terms!r}")
-        weights = (1.0,) * len(terms) if weights is None else _positive_weights(weights)
+        weights = (1.0,) * len(terms) if weights is None else tuple(float(w) for w in weights)
+        weights = tuple(_check_weight(w, f"LossSum weights[{k}]") for k, w in enumerate(weights))
         if len(weights) != len(terms):
             raise ValueError(f"LossSum weights must have one weight per term ({len(terms)}); got {len(weights)}")
         self.terms, self.weights = terms, weights
