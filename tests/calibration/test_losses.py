@@ -67,6 +67,16 @@ def test_an_extra_spike_costs_its_distance_from_the_end_and_is_pushed_out():
     assert float(loss({"y": wave(0.35)}, data, window)) == pytest.approx(0.05**2, rel=1e-2)
 
 
+def test_spike_time_residuals_keep_float32_under_jit_and_vmap():
+    """A float32 fit gets float32 residuals (the spike count is cast, not promoted); shifts 0 and 0.05 per member."""
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS.astype(jnp.float32), refractory=1.0)
+    data, mask = {"y": wave(0.3).astype(jnp.float32)}, {"y": jnp.ones(TS.shape, bool)}
+    shifted = jax.jit(jax.vmap(lambda s: loss.residuals({"y": wave(s).astype(jnp.float32)}, data, mask)))
+    r = shifted(jnp.asarray([0.3, 0.35]))
+    assert r.dtype == jnp.float32
+    np.testing.assert_allclose(np.sum(np.asarray(r) ** 2, axis=1), [0.0, 0.05**2], rtol=1e-2, atol=1e-9)
+
+
 def test_a_sum_of_losses_weights_each_terms_residuals():
     """L = MSE + 10 · spike times, residuals [r_MSE, √10 r_t]: Levenberg–Marquardt fits it as one least squares."""
     times = SpikeTimes(variable="y", threshold=0.0, max_spikes=4)

@@ -138,7 +138,7 @@ class SpikeTimes(AbstractLoss):
         # where neither has a k-th spike both times are the last data time, and the residual is 0
         t_pred, _ = self._crossings(self._inside(pred, mask))
         t_data, found = self._observed(data, mask)
-        n = jnp.maximum(jnp.sum(found), 1)
+        n = jnp.maximum(jnp.sum(found), 1).astype(t_pred.dtype)  # a count, in the prediction's dtype
         return jnp.ravel((t_pred - t_data) / jnp.sqrt(n))
 
     def __call__(self, pred, data, mask):
