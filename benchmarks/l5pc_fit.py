@@ -23,7 +23,8 @@ begin voltage, the AHP depth, the mean frequency and the spike count, with the s
 `--spikes-first N` fits the somatic spike times first (`difflab.SpikeTimes`, N steps at `--spikes-dt`), then the
 traces held in the data's spike configuration (`difflab.LossSum` of the traces' MSE and `--spike-weight` × the
 spike-time loss, `--steps` steps), then the traces alone (`--polish` steps), each stage from where every start
-ended the one before.
+ended the one before. `--missing-slope` sets the spike-time loss's `missing_slope` (what a missing spike's bump
+costs per mV below the threshold), and `--spike-windows` fits the spike times in growing windows.
 
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
@@ -95,6 +96,10 @@ def main() -> None:
     parser.add_argument("--spike-weight", type=float, default=10.0,
                         help="with --spikes-first: the weight of the spike times (mV²/ms²) beside the traces; 0: "
                         "the traces alone for --steps steps")  # fmt: skip
+    parser.add_argument("--missing-slope", type=float, default=None,
+                        help="with --spikes-first: SpikeTimes' missing_slope (ms per mV)")  # fmt: skip
+    parser.add_argument("--spike-windows", action="store_true",
+                        help="with --spikes-first: the spike-time stage in GrowingWindows(first=0.25)")  # fmt: skip
     parser.add_argument("--polish", type=int, default=2,
                         help="with --spikes-first: steps of the traces alone after the joint stage")  # fmt: skip
     parser.add_argument("--windows", action="store_true", help="the trace fit by difflab.GrowingWindows(first=0.25)")
@@ -156,15 +161,19 @@ def main() -> None:
     if args.spikes_first:
         # the spike times first: a start that fires a spike too many or too few sits in a side minimum of the trace
         # loss, while each spike's time moves smoothly with the densities (at 0.0125 ms; at 0.025 ms it does not)
-        times = difflab.SpikeTimes(variable=SITES[0], threshold=-20.0, max_spikes=8, refractory=2.0)
+        slope = {} if args.missing_slope is None else {"missing_slope": args.missing_slope}
+        times = difflab.SpikeTimes(variable=SITES[0], threshold=-20.0, max_spikes=8, refractory=2.0, **slope)
+        spike_run = run.replace(strategy=difflab.GrowingWindows(first=0.25)) if args.spike_windows else run
         first = difflab.calibrate(cell, clamps, data, params=bounds, loss=times, compare=compare, starts=starts,
                                   steps=args.spikes_first, optimizer="lm",
-                                  options=difflab.SolveOptions(dt0=args.spikes_dt), run=run)  # fmt: skip
+                                  options=difflab.SolveOptions(dt0=args.spikes_dt), run=spike_run)  # fmt: skip
         starts = {name: first.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
         print(f"spike-time stage: {time.perf_counter() - t:.1f} s, losses (ms²) "
               + " ".join(f"{x:.3g}" for x in first.losses.values.reshape(-1)))  # fmt: skip
         for k in range(args.starts):
             print(f"  start {k}: " + " ".join(f"{starts[n][k] / truth[n]:.3f}x" for n in fitted))
+        if args.steps == 0 and args.polish == 0:  # the spike-time stage alone
+            return
     if args.windows:
         run = run.replace(strategy=difflab.GrowingWindows(first=0.25))
     if args.spikes_first and args.spike_weight > 0:

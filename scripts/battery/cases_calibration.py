@@ -403,3 +403,10 @@ def _(ctx):
     import difflab
 
     return difflab.LossSum(("mse", "spike_times"))
+
+
+@case("fit.spike-times-negative-missing-slope", "19", r"SpikeTimes missing_slope must be a finite number ≥ 0")
+def _(ctx):
+    import difflab
+
+    return difflab.SpikeTimes(threshold=-20.0, missing_slope=-1.0)

@@ -67,6 +67,44 @@ def test_an_extra_spike_costs_its_distance_from_the_end_and_is_pushed_out():
     assert float(loss({"y": wave(0.35)}, data, window)) == pytest.approx(0.05**2, rel=1e-2)
 
 
+def test_a_missing_spike_costs_its_bumps_shortfall_and_is_pulled_up():
+    """The prediction's fourth spike squashed to a bump of height h < 0 (from 7 ms on, −1 … h).
+
+    The data's fourth spike (7.8) has no partner: its residual is (10 − 7.8) + s·(0 − h), the three others are
+    exact, so L = (2.2 − s h)² / 4 and dL/dh = −s (2.2 − s h) / 2 < 0: the fit raises the bump.
+    """
+    data, mask = {"y": wave(0.3)}, {"y": jnp.ones(TS.shape, bool)}
+
+    def squashed(h):
+        return {"y": jnp.where(TS > 7.0, (wave(0.3) + 1) * (h + 1) / 2 - 1, wave(0.3))}
+
+    for slope in (1.0, 0.25):
+        loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS, missing_slope=slope)
+        assert float(loss(squashed(-0.4), data, mask)) == pytest.approx((2.2 + 0.4 * slope) ** 2 / 4, rel=1e-4)
+        grad = jax.grad(lambda h: loss(squashed(h), data, mask))(-0.4)  # noqa: B023
+        assert float(grad) == pytest.approx(-slope * (2.2 + 0.4 * slope) / 2, rel=1e-4)
+    # no spike at all: the whole trace is searched, not what follows a late dip (the return to rest after a pulse)
+    one = {"y": jnp.where(TS < 2.0, wave(0.3), -1.0)}  # one data spike, at 0.3
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS)
+
+    def subthreshold(h):
+        return {"y": -1 + (h + 1) * jnp.exp(-((TS - 2) ** 2)) - 2 * jnp.exp(-((TS - 8) ** 2))}
+
+    assert float(loss(subthreshold(-0.3), one, mask)) == pytest.approx((10 - 0.3 + 0.3) ** 2, rel=1e-4)
+    # slope 0: the distance from the end alone, which no parameter moves
+    flat = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS, missing_slope=0.0)
+    assert float(jax.grad(lambda h: flat(squashed(h), data, mask))(-0.4)) == 0.0
+    # a prediction that ends above the threshold has no bump to raise: its missing spikes cost the distance alone
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS)
+    plateau = {"y": jnp.where(TS > 7.0, 0.5, -1.0)}
+    assert float(loss(plateau, data, mask)) == pytest.approx(
+        ((0.3 - 7.0) ** 2 + (2.8 - 10) ** 2 + (5.3 - 10) ** 2 + (7.8 - 10) ** 2) / 4, rel=1e-3
+    )
+    for bad in (-1.0, float("nan"), float("inf"), "1"):
+        with pytest.raises(ValueError, match="missing_slope must be a finite number ≥ 0"):
+            SpikeTimes(missing_slope=bad)
+
+
 def test_spike_time_residuals_keep_float32_under_jit_and_vmap():
     """A float32 fit gets float32 residuals (the spike count is cast, not promoted); shifts 0 and 0.05 per member."""
     loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS.astype(jnp.float32), refractory=1.0)

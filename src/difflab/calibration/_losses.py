@@ -96,12 +96,21 @@ class SpikeTimes(AbstractLoss):
     over the $n$ spikes found in the data (up to `max_spikes` per trace: a variable with axes after time, such as
     the recordings of a joint fit, is a trace per index, and $n$ counts the spikes of all). The $k$-th spike of one
     is compared with the $k$-th of the other, and a spike that only one of them has is compared with the last data
-    time: a missing spike keeps the loss finite, and an extra one costs its distance from the end of the recording,
-    so a model that fires once too often is pushed to fire later until the spike leaves the recording instead of
-    fitting the data's spikes with a spike to spare. Samples the data leave out (NaN, or outside a window of
-    `GrowingWindows`) are left out of the prediction too. A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$),
-    so Levenberg–Marquardt fits it and the fit reports standard errors: use it when only the spike
-    times of a recording can be trusted (drifting baseline, filtered or clipped trace).
+    time $T$:
+
+    - an extra spike costs its distance from the end of the recording, so a model that fires once too often is
+      pushed to fire later until the spike leaves the recording, instead of fitting the data's spikes with a spike
+      to spare;
+    - a missing spike costs $T - t_k + s\,(\theta - \hat v_{\max})$, where $\hat v_{\max}$ is the highest sample
+      of the prediction after the trough that follows its last sample at or above $\theta$ (the bump where its
+      next spike would rise; the whole trace where it has none) and $s$ is `missing_slope`. The time alone would
+      not move with the parameters, and a fit would never find the spike; the bump's height does, and the fit
+      raises it until the spike appears.
+
+    Samples the data leave out (NaN, or outside a window of `GrowingWindows`) are left out of the prediction too.
+    A least-squares loss (residuals $(\hat t_k - t_k)/\sqrt n$), so Levenberg–Marquardt fits it and the fit reports
+    standard errors: use it when only the spike times of a recording can be trusted (drifting baseline, filtered or
+    clipped trace).
 
     Args:
         variable: the voltage-like output (e.g. `"V"`, mV).
@@ -111,13 +120,23 @@ class SpikeTimes(AbstractLoss):
             the same spike and is not counted: with 1 mV of noise the squid axon's spikes (about 1.5 ms
             above 0 mV at 6.3 °C) cross 0 mV again on their slow downstroke. Keep it below the
             shortest interspike interval.
+        missing_slope: what each mV by which a missing spike's bump stays below `threshold` costs, in time
+            units (ms per mV): 0.1 ms/mV makes a bump 10 mV short cost as much as a spike 1 ms off, enough
+            to guide the fit without outweighing the spikes it is placing (the L5PC's spike-time fits, docs/cells.md);
+            0 leaves a missing spike its distance from the end alone.
     """
 
     variable: str = eqx.field(static=True, default="V")
     threshold: float = eqx.field(static=True, default=0.0)
     max_spikes: int = eqx.field(static=True, default=16)
     refractory: float = eqx.field(static=True, default=2.5)
+    missing_slope: float = eqx.field(static=True, default=0.1)
     ts: Array | None = None
+
+    def __check_init__(self):
+        slope = self.missing_slope
+        if not (isinstance(slope, int | float) and 0 <= slope < float("inf")):
+            raise ValueError(f"SpikeTimes missing_slope must be a finite number ≥ 0 (ms per mV); got {slope!r}")
 
     least_squares = True
 
@@ -134,12 +153,40 @@ class SpikeTimes(AbstractLoss):
     def _observed(self, data, mask):
         return self._crossings(self._inside(data, mask), self.refractory)
 
+    def _shortfall(self, v, mask):
+        """θ − the highest sample after the trough that follows each trace's last sample at or above θ, `(traces,)`.
+
+        The trough is the first sample after the spike that the next sample exceeds; a trace without a sample at or
+        above θ is searched whole.
+
+        The samples the mask leaves out are not searched. Where a trace ends at or above θ, or every later sample
+        is masked, there is no bump to raise and the shortfall is 0.
+        """
+        inside = jnp.reshape(jnp.broadcast_to(mask, v.shape), (v.shape[0], -1)).T
+        v = jnp.reshape(v, (v.shape[0], -1)).T
+        index = jnp.broadcast_to(jnp.arange(v.shape[1]), v.shape)
+        last_above = jnp.max(jnp.where(inside & (v >= self.threshold), index, -1), axis=1)
+        after = inside & (index > last_above[:, None])
+        any_after = jnp.any(after, axis=1)
+        # after a spike, from its trough on (the first sample after it that the next one exceeds): the spike's own
+        # downstroke, just below θ, is not a bump. Without a spike the whole trace is searched: a trough after the
+        # stimulus would leave only the return to rest.
+        rising = jnp.concatenate([v[:, 1:] > v[:, :-1], jnp.ones_like(v[:, :1], dtype=bool)], axis=1)
+        trough = jnp.argmax(after & rising, axis=1)
+        start = jnp.where(last_above >= 0, trough, 0)
+        highest = jnp.max(jnp.where(after & (index >= start[:, None]), v, -jnp.inf), axis=1)
+        # double where: a trace with nothing after its last spike gives 0, not ∞ (nor a NaN gradient)
+        return jnp.where(any_after, self.threshold - jnp.where(any_after, highest, self.threshold), 0.0)
+
     def residuals(self, pred, data, mask):
         # where neither has a k-th spike both times are the last data time, and the residual is 0
-        t_pred, _ = self._crossings(self._inside(pred, mask))
+        t_pred, fired = self._crossings(self._inside(pred, mask))
         t_data, found = self._observed(data, mask)
+        shortfall = self._shortfall(pred[self.variable], mask[self.variable])
+        missing = found & ~fired  # the data's k-th spike that the prediction lacks: raise its bump
+        r = t_pred - t_data + jnp.where(missing, self.missing_slope * shortfall[:, None], 0.0)
         n = jnp.maximum(jnp.sum(found), 1).astype(t_pred.dtype)  # a count, in the prediction's dtype
-        return jnp.ravel((t_pred - t_data) / jnp.sqrt(n))
+        return jnp.ravel(r / jnp.sqrt(n))
 
     def __call__(self, pred, data, mask):
         return jnp.sum(self.residuals(pred, data, mask) ** 2)
