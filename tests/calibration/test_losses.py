@@ -90,7 +90,8 @@ def test_a_missing_spike_costs_its_bumps_shortfall_and_is_pulled_up():
     def subthreshold(h):
         return {"y": -1 + (h + 1) * jnp.exp(-((TS - 2) ** 2)) - 2 * jnp.exp(-((TS - 8) ** 2))}
 
-    assert float(loss(subthreshold(-0.3), one, mask)) == pytest.approx((10 - 0.3 + 0.3) ** 2, rel=1e-4)
+    # the default slope, 0.1 ms/mV: the bump at −0.3 costs 0.03 beyond the distance from the end
+    assert float(loss(subthreshold(-0.3), one, mask)) == pytest.approx((10 - 0.3 + 0.1 * 0.3) ** 2, rel=1e-4)
     # slope 0: the distance from the end alone, which no parameter moves
     flat = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS, missing_slope=0.0)
     assert float(jax.grad(lambda h: flat(squashed(h), data, mask))(-0.4)) == 0.0
