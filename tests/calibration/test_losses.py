@@ -83,6 +83,12 @@ def test_a_missing_spike_costs_its_bumps_shortfall_and_is_pulled_up():
         assert float(loss(squashed(-0.4), data, mask)) == pytest.approx((2.2 + 0.4 * slope) ** 2 / 4, rel=1e-4)
         grad = jax.grad(lambda h: loss(squashed(h), data, mask))(-0.4)  # noqa: B023
         assert float(grad) == pytest.approx(-slope * (2.2 + 0.4 * slope) / 2, rel=1e-4)
+    # samples the mask leaves out are not searched: a higher sample at 8.5–8.6 ms, masked, leaves the bump at h
+    gap = (TS >= 8.5) & (TS <= 8.6)
+    loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS, missing_slope=1.0)
+    hidden = {"y": jnp.where(gap, -0.1, squashed(-0.4)["y"])}
+    assert float(loss(hidden, data, {"y": ~gap})) == pytest.approx((2.2 + 0.4) ** 2 / 4, rel=1e-4)
+    assert float(loss(hidden, data, mask)) == pytest.approx((2.2 + 0.1) ** 2 / 4, rel=1e-4)
     # no spike at all: the whole trace is searched, not what follows a late dip (the return to rest after a pulse)
     one = {"y": jnp.where(TS < 2.0, wave(0.3), -1.0)}  # one data spike, at 0.3
     loss = SpikeTimes(variable="y", threshold=0.0, max_spikes=5, ts=TS)
