@@ -9,6 +9,7 @@ also give `residuals(...)`, which Gauss–Newton / Levenberg–Marquardt use dir
 from __future__ import annotations
 
 import abc
+import numbers
 from collections.abc import Callable
 
 import equinox as eqx
@@ -47,6 +48,19 @@ def _check_weight(w: float, label: str) -> float:
     if not (w > 0 and w < float("inf")):
         raise ValueError(f"{label} must be a finite number > 0; got {w!r}")
     return w
+
+
+def _check_slope(slope) -> float:
+    """`SpikeTimes.missing_slope` as a float: a finite real number ≥ 0 (ms per mV), NumPy scalars included."""
+    value = float(slope) if isinstance(slope, numbers.Real) and not isinstance(slope, bool) else float("nan")
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"SpikeTimes missing_slope must be a finite number ≥ 0 (ms per mV); got {slope!r}")
+    return value
+
+
+def _by_trace(x):
+    """`x` `(time, ...)` as `(traces, time)`: every index after time is a trace of its own."""
+    return jnp.reshape(x, (x.shape[0], -1)).T
 
 
 def _weight_pairs(weights) -> tuple[tuple[str, float], ...]:
@@ -130,19 +144,14 @@ class SpikeTimes(AbstractLoss):
     threshold: float = eqx.field(static=True, default=0.0)
     max_spikes: int = eqx.field(static=True, default=16)
     refractory: float = eqx.field(static=True, default=2.5)
-    missing_slope: float = eqx.field(static=True, default=0.1)
+    missing_slope: float = eqx.field(static=True, default=0.1, converter=_check_slope)
     ts: Array | None = None
-
-    def __check_init__(self):
-        slope = self.missing_slope
-        if not (isinstance(slope, int | float) and 0 <= slope < float("inf")):
-            raise ValueError(f"SpikeTimes missing_slope must be a finite number ≥ 0 (ms per mV); got {slope!r}")
 
     least_squares = True
 
     def _crossings(self, v, refractory=0.0):
         """`first_crossings` of every trace of `v` `(time, ...)`: times and found, `(traces, max_spikes)`."""
-        traces = jnp.reshape(v, (v.shape[0], -1)).T
+        traces = _by_trace(v)
         find = lambda x: first_crossings(self.ts, x, self.threshold, self.max_spikes, refractory)  # noqa: E731
         return jax.vmap(find)(traces)
 
@@ -162,8 +171,7 @@ class SpikeTimes(AbstractLoss):
         The samples the mask leaves out are not searched. Where a trace ends at or above θ, or every later sample
         is masked, there is no bump to raise and the shortfall is 0.
         """
-        inside = jnp.reshape(jnp.broadcast_to(mask, v.shape), (v.shape[0], -1)).T
-        v = jnp.reshape(v, (v.shape[0], -1)).T
+        inside, v = _by_trace(jnp.broadcast_to(mask, v.shape)), _by_trace(v)
         index = jnp.broadcast_to(jnp.arange(v.shape[1]), v.shape)
         last_above = jnp.max(jnp.where(inside & (v >= self.threshold), index, -1), axis=1)
         after = inside & (index > last_above[:, None])
