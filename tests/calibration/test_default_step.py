@@ -42,8 +42,17 @@ def test_fit_step_is_resolved_from_starts_and_bounds(data, transform, dt0):
     assert resolved.sim_options["dt0"] == dt0 and resolved.step_resolved
 
 
-def test_the_fit_runs_at_the_resolved_step(data):
-    """End to end, at the upper corner: the fit records the resolved step and converges at it."""
+def test_the_fit_runs_at_the_resolved_step(data, monkeypatch):
+    """End to end, at the upper corner: the fit records the resolved step and converges at it, in the scan.
+
+    Every solve of the fit (its steps and its standard errors) runs as the fixed-step scan: diffrax's `while_loop`,
+    which traced save times or a traced step would fall back to, is made to fail here.
+    """
+
+    def no_while_loop(*args, **kwargs):
+        raise AssertionError("a solve of the fit left the fixed-step scan for diffrax's while_loop")
+
+    monkeypatch.setattr(difflab.core._simulate, "_diffrax_solve", no_while_loop)
     fit = difflab.calibrate(HodgkinHuxley.squid_axon(), PROTOCOL, data, params={"gNa": difflab.Bounded(50.0, 1000.0)},
                             steps=3, run=difflab.RunOptions(refine=False))  # fmt: skip
     assert fit.diagnostics.attrs["dt0"] == str(5 / 256)

@@ -24,6 +24,7 @@ from ..core.internal import (
     AbstractModel,
     Progress,
     SolveOptions,
+    StaticArray,
     StopRequest,
     Sum,
     check_key,
@@ -251,7 +252,7 @@ def build_problem(
         model=model,
         transforms=transforms,
         paths=paths,
-        sim_ts=sim_ts,
+        sim_grid=StaticArray(sim_ts),
         data_ts=jnp.asarray(fit.ts),
         interpolate=interpolate,
         names=tuple(sorted(fit.values)),
@@ -359,20 +360,23 @@ def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tu
     return transforms, tuple(paths)
 
 
-def _time_grid(ts, data_ts: np.ndarray) -> tuple[jax.Array, bool]:
-    """Simulation times and whether the simulation must be interpolated onto the data times."""
+def _time_grid(ts, data_ts: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Simulation times and whether the simulation must be interpolated onto the data times.
+
+    The times are numpy (concrete: the fixed-step solve runs as a scan over them), in JAX's default float dtype.
+    """
     if ts is None:
-        return jnp.asarray(data_ts), False
+        return np.asarray(jnp.asarray(data_ts)), False
     ts = np.asarray(ts, dtype=float)
     if ts.shape == data_ts.shape and np.allclose(ts, data_ts, rtol=0, atol=1e-12 * max(1, abs(ts).max())):
-        return jnp.asarray(data_ts), False
+        return np.asarray(jnp.asarray(data_ts)), False
     if ts.ndim != 1 or ts[0] > data_ts[0] or ts[-1] < data_ts[-1]:
         raise ValueError(
             f"data times [{data_ts[0]}, {data_ts[-1]}] are not inside the simulation grid ts "
             f"[{ts.min() if ts.size else 'empty'}, {ts.max() if ts.size else 'empty'}]; pass ts covering the data "
             "(the simulation is then interpolated onto the data times) or ts=None to simulate at the data times"
         )
-    return jnp.asarray(ts), True
+    return np.asarray(jnp.asarray(ts)), True
 
 
 def _members(protocol, fit: FitData, starts: int):
