@@ -24,7 +24,8 @@ begin voltage, the AHP depth, the mean frequency and the spike count, with the s
 traces held in the data's spike configuration (`difflab.LossSum` of the traces' MSE and `--spike-weight` × the
 spike-time loss, `--steps` steps), then the traces alone (`--polish` steps), each stage from where every start
 ended the one before. `--missing-slope` sets the spike-time loss's `missing_slope` (what a missing spike's bump
-costs per mV below the threshold), and `--spike-windows` fits the spike times in growing windows.
+costs per mV below the threshold), and `--spike-windows [FIRST]` fits the spike times in growing windows
+(`GrowingWindows(first=FIRST)`, 0.25 without a value).
 
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
@@ -98,8 +99,9 @@ def main() -> None:
                         "the traces alone for --steps steps")  # fmt: skip
     parser.add_argument("--missing-slope", type=float, default=None,
                         help="with --spikes-first: SpikeTimes' missing_slope (ms per mV)")  # fmt: skip
-    parser.add_argument("--spike-windows", action="store_true",
-                        help="with --spikes-first: the spike-time stage in GrowingWindows(first=0.25)")  # fmt: skip
+    parser.add_argument("--spike-windows", type=float, nargs="?", const=0.25, default=None, metavar="FIRST",
+                        help="with --spikes-first: the spike-time stage in GrowingWindows(first=FIRST), 0.25 "
+                             "without a value")  # fmt: skip
     parser.add_argument("--polish", type=int, default=2,
                         help="with --spikes-first: steps of the traces alone after the joint stage")  # fmt: skip
     parser.add_argument("--windows", action="store_true", help="the trace fit by difflab.GrowingWindows(first=0.25)")
@@ -163,7 +165,8 @@ def main() -> None:
         # loss, while each spike's time moves smoothly with the densities (at 0.0125 ms; at 0.025 ms it does not)
         slope = {} if args.missing_slope is None else {"missing_slope": args.missing_slope}
         times = difflab.SpikeTimes(variable=SITES[0], threshold=-20.0, max_spikes=8, refractory=2.0, **slope)
-        spike_run = run.replace(strategy=difflab.GrowingWindows(first=0.25)) if args.spike_windows else run
+        windows = args.spike_windows
+        spike_run = run if windows is None else run.replace(strategy=difflab.GrowingWindows(first=windows))
         first = difflab.calibrate(cell, clamps, data, params=bounds, loss=times, compare=compare, starts=starts,
                                   steps=args.spikes_first, optimizer="lm",
                                   options=difflab.SolveOptions(dt0=args.spikes_dt), run=spike_run)  # fmt: skip

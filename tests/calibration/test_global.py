@@ -10,6 +10,9 @@ import pytest
 from _systems import Decay, decay_data
 
 import difflab
+from difflab.calibration._result import _evaluate
+from difflab.calibration._strategies import window_members, window_problem
+from difflab.calibration.internal import build_problem, fit_members
 from difflab.neuron import HodgkinHuxley
 
 TRUE = {"gNa": 120.0, "gK": 36.0, "gL": 0.3}
@@ -129,6 +132,34 @@ def test_growing_windows_cover_the_data_and_end_at_the_optimum():
     assert windows.strategy.startswith("GrowingWindows")
     for name in params:
         assert windows.best[name] == pytest.approx(plain.best[name], rel=1e-6)
+
+
+def test_a_window_stage_solves_its_window_only_and_scores_as_the_whole_solve_masked():
+    """A `GrowingWindows` stage solves up to its window's end and holds the state there for the masked samples.
+
+    The squid axon under a 10 µA/cm² step from 2.5 ms (spikes at 4.4, 19.3 and 33.9 ms), sampled every 0.125 ms to
+    35 ms, at gNa = 110 against data at 120 mS/cm²: the stage to 10 ms solves 81 samples (0 to 10 ms), and its loss
+    is the loss of the whole solve with the later samples masked, to rounding (the two grids end at different times).
+    """
+    ts = np.arange(0.0, 35.0, 0.125)
+    protocol = difflab.Step(10.0, 2.5, 35.0)
+    data = {"time": ts, "V": difflab.simulate(HodgkinHuxley.squid_axon(), protocol, ts).ys["V"]}
+    problem, fit = build_problem(HodgkinHuxley.squid_axon(), data, {"gNa": difflab.Positive()}, "mse",
+                                 difflab.Comparison(), difflab.SolveOptions(dt0=0.0625))  # fmt: skip
+    members = fit_members(protocol, fit)
+    theta = {"gNa": problem.transforms["gNa"].inverse(np.array([110.0]))}
+    stage, window = window_members(members, fit.ts, 10.0), window_problem(problem, 10.0)
+    assert window.until == 81 and float(window.sim_ts[window.until - 1]) == 10.0
+    windowed, whole = (float(_evaluate(p, theta, stage)[0][0]) for p in (window, problem))
+    assert whole > 1.0  # the spike at 4.4 ms is off: the comparison is not of two zeros
+    assert windowed == pytest.approx(whole, rel=1e-9)
+    pred, ok = window.predict(window.physical({"gNa": theta["gNa"][0]}), protocol)
+    v = np.asarray(pred["V"])
+    assert bool(ok) and v.shape == ts.shape and np.all(v[81:] == v[80])  # held after the window
+    # data interpolated from a finer simulation grid: the window's solve reaches the first grid time at or after 10
+    fine = build_problem(Decay(), decay_data(), DECAY_PARAMS, "mse", difflab.Comparison(ts=np.linspace(0, 8, 801)),
+                         None)[0]  # fmt: skip
+    assert window_problem(fine, 3.3).until == 331 and window_problem(fine, 3.304).until == 332
 
 
 @pytest.mark.slow

@@ -58,7 +58,7 @@ from ._objective import LeastSquaresAdapter, OptaxAdapter, Problem, carry_of, wi
 from ._optimizers import as_adapter
 from ._result import Calibration, _evaluate, assemble
 from ._run import RUN_FIELDS, RunOptions
-from ._strategies import GrowingWindows, describe, linear_start, window_members
+from ._strategies import GrowingWindows, describe, linear_start, window_members, window_problem
 from ._transforms import AbstractTransform, as_transform
 
 #: How often each jitted function has been traced (a retrace means a recompilation).
@@ -205,9 +205,9 @@ def _fit(model, protocol, data, *, params, loss, optimizer, steps, starts, key, 
     state = {"theta": theta, "carry": carry, "step": step}
     if isinstance(strategy, GrowingWindows):
         for end in strategy.ends(fit.ts)[:-1]:
-            stage = window_members(members, fit.ts, end)
-            state["carry"] = _init(adapter, problem, state["theta"], stage)
-            _run(adapter, problem, stage, state, history, state["step"] + steps, None, 0, meta, progress, callback)
+            stage, window = window_members(members, fit.ts, end), window_problem(problem, end)
+            state["carry"] = _init(adapter, window, state["theta"], stage)
+            _run(adapter, window, stage, state, history, state["step"] + steps, None, 0, meta, progress, callback)
         state["carry"] = _init(adapter, problem, state["theta"], members)
     last = state["step"] + steps if isinstance(strategy, GrowingWindows) else steps
     _run(adapter, problem, members, state, history, last, checkpoint, run.checkpoint_every, meta, progress, callback)

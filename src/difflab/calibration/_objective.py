@@ -49,6 +49,10 @@ class Problem(eqx.Module):
     #: a joint fit of this many recordings (`Comparison(joint=True)`): every member's protocol carries them on a
     #: leading axis, and the prediction carries them after time, as the data do (`_measured.joined`); 0: not joint
     joined: int = eqx.field(static=True, default=0)
+    #: solve only the first `until` save times and hold the state there for the later ones (a `GrowingWindows`
+    #: stage, whose later samples the data mask out: the solve then costs the window, not the whole recording);
+    #: `None`: all of them
+    until: int | None = eqx.field(static=True, default=None)
 
     @property
     def sim_ts(self) -> np.ndarray:
@@ -161,9 +165,12 @@ def _predict(problem: Problem, values, protocol, adjoint):
         options["adjoint"] = adjoint
     model = problem.build(values)
 
+    n = problem.sim_ts.shape[0]
+    until = n if problem.until is None else problem.until
+
     def solve(protocol):
-        traj = simulate(model, protocol, problem.sim_ts, throw=False, observe=problem.observe, **options)
-        pred = {name: traj.ys[name] for name in problem.names}
+        traj = simulate(model, protocol, problem.sim_ts[:until], throw=False, observe=problem.observe, **options)
+        pred = {name: _held_from(traj.ys[name], n) for name in problem.names}
         if problem.interpolate:
             pred = {name: interp_rows(problem.data_ts, jnp.asarray(problem.sim_ts), y) for name, y in pred.items()}
         return pred, traj.succeeded
@@ -174,6 +181,13 @@ def _predict(problem: Problem, values, protocol, adjoint):
     axis = 0 if jax.tree.leaves(protocol) else None
     pred, ok = jax.vmap(solve, in_axes=axis, axis_size=problem.joined)(protocol)
     return {name: jnp.moveaxis(y, 0, 1) for name, y in pred.items()}, jnp.all(ok)
+
+
+def _held_from(y: jax.Array, n: int) -> jax.Array:
+    """`y` `(time, ...)` extended to `n` times by holding its last value (masked samples: finite, no gradient)."""
+    if y.shape[0] == n:
+        return y
+    return jnp.concatenate([y, jnp.broadcast_to(y[-1:], (n - y.shape[0], *y.shape[1:]))])
 
 
 def carry_of(state):
