@@ -25,7 +25,8 @@ traces held in the data's spike configuration (`difflab.LossSum` of the traces' 
 spike-time loss, `--steps` steps), then the traces alone (`--polish` steps), each stage from where every start
 ended the one before. `--missing-slope` sets the spike-time loss's `missing_slope` (what a missing spike's bump
 costs per mV below the threshold), and `--spike-windows [FIRST]` fits the spike times in growing windows
-(`GrowingWindows(first=FIRST)`, 0.25 without a value).
+(`GrowingWindows(first=FIRST)`, 0.25 without a value). `--stage-file` keeps the spike-time stage's end points,
+so that trace stages can be compared from the same ones.
 
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
@@ -47,6 +48,8 @@ within 2 % of the truth on every parameter the data identify (standard error bel
 from __future__ import annotations
 
 import argparse
+import json
+import pathlib
 import time
 
 import jax
@@ -102,6 +105,9 @@ def main() -> None:
     parser.add_argument("--spike-windows", type=float, nargs="?", const=0.25, default=None, metavar="FIRST",
                         help="with --spikes-first: the spike-time stage in GrowingWindows(first=FIRST), 0.25 "
                              "without a value")  # fmt: skip
+    parser.add_argument("--stage-file", default=None, metavar="JSON",
+                        help="with --spikes-first: the spike-time stage's end points are written to JSON, or "
+                             "read from it (the stage skipped) where it exists with the same settings")  # fmt: skip
     parser.add_argument("--polish", type=int, default=2,
                         help="with --spikes-first: steps of the traces alone after the joint stage")  # fmt: skip
     parser.add_argument("--windows", action="store_true", help="the trace fit by difflab.GrowingWindows(first=0.25)")
@@ -167,12 +173,24 @@ def main() -> None:
         times = difflab.SpikeTimes(variable=SITES[0], threshold=-20.0, max_spikes=8, refractory=2.0, **slope)
         windows = args.spike_windows
         spike_run = run if windows is None else run.replace(strategy=difflab.GrowingWindows(first=windows))
-        first = difflab.calibrate(cell, clamps, data, params=bounds, loss=times, compare=compare, starts=starts,
-                                  steps=args.spikes_first, optimizer="lm",
-                                  options=difflab.SolveOptions(dt0=args.spikes_dt), run=spike_run)  # fmt: skip
-        starts = {name: first.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
-        print(f"spike-time stage: {time.perf_counter() - t:.1f} s, losses (ms²) "
-              + " ".join(f"{x:.3g}" for x in first.losses.values.reshape(-1)))  # fmt: skip
+        settings = {k: v for k, v in vars(args).items() if k not in ("steps", "polish", "spike_weight", "stage_file")}
+        stored = json.loads(pathlib.Path(args.stage_file).read_text()) if args.stage_file and pathlib.Path(
+            args.stage_file).exists() else None  # fmt: skip
+        if stored is not None:
+            if stored["settings"] != settings:
+                raise SystemExit(f"{args.stage_file} was made with other settings: {stored['settings']}")
+            starts, losses = stored["ends"], stored["losses"]
+        else:
+            first = difflab.calibrate(cell, clamps, data, params=bounds, loss=times, compare=compare, starts=starts,
+                                      steps=args.spikes_first, optimizer="lm",
+                                      options=difflab.SolveOptions(dt0=args.spikes_dt), run=spike_run)  # fmt: skip
+            starts = {name: first.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
+            losses = first.losses.values.reshape(-1).tolist()
+            if args.stage_file:
+                record = {"settings": settings, "ends": starts, "losses": losses}
+                pathlib.Path(args.stage_file).write_text(json.dumps(record))
+        print(f"spike-time stage: {time.perf_counter() - t:.1f} s" + (" (read)" if stored else "") + ", losses (ms²) "
+              + " ".join(f"{x:.3g}" for x in losses))  # fmt: skip
         for k in range(args.starts):
             print(f"  start {k}: " + " ".join(f"{starts[n][k] / truth[n]:.3f}x" for n in fitted))
         if args.steps == 0 and args.polish == 0:  # the spike-time stage alone
@@ -203,10 +221,11 @@ def main() -> None:
     )
     print("best fit: " + ", ".join(f"{n} {float(fit.best[n]):.5g} (truth {truth[n]:.5g}, SE {100 * se[n]:.2f} %)"
                                    for n in fitted))  # fmt: skip
-    final = {name: fit.history[name].isel(step=-1).values.reshape(-1) for name in fitted}
+    final = {name: fit.history[name].isel(step=-1).values.reshape(-1) if fit.steps else np.asarray(starts[name])
+             for name in fitted}  # fmt: skip
     losses = fit.losses.values.reshape(-1)
     # the first step at which each start's loss is within 1 % of the best final loss
-    history = fit.history["loss"].values.reshape(fit.history["loss"].shape[0], -1)
+    history = fit.history["loss"].values.reshape(fit.history["loss"].shape[0], args.starts)
     reached = [int(np.argmax(history[:, k] <= 1.01 * losses.min())) if np.any(history[:, k] <= 1.01 * losses.min())
                else -1 for k in range(args.starts)]  # fmt: skip
     good = 0
