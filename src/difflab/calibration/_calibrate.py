@@ -365,18 +365,24 @@ def _time_grid(ts, data_ts: np.ndarray) -> tuple[np.ndarray, bool]:
 
     The times are numpy (concrete: the fixed-step solve runs as a scan over them), in JAX's default float dtype.
     """
+    grid, interpolate = _requested_grid(ts, data_ts)
+    return np.asarray(jnp.asarray(grid)), interpolate
+
+
+def _requested_grid(ts, data_ts: np.ndarray) -> tuple[np.ndarray, bool]:
+    """`compare.ts` checked against the data times: the data times themselves where they are the same grid."""
     if ts is None:
-        return np.asarray(jnp.asarray(data_ts)), False
+        return data_ts, False
     ts = np.asarray(ts, dtype=float)
     if ts.shape == data_ts.shape and np.allclose(ts, data_ts, rtol=0, atol=1e-12 * max(1, abs(ts).max())):
-        return np.asarray(jnp.asarray(data_ts)), False
+        return data_ts, False
     if ts.ndim != 1 or ts[0] > data_ts[0] or ts[-1] < data_ts[-1]:
         raise ValueError(
             f"data times [{data_ts[0]}, {data_ts[-1]}] are not inside the simulation grid ts "
             f"[{ts.min() if ts.size else 'empty'}, {ts.max() if ts.size else 'empty'}]; pass ts covering the data "
             "(the simulation is then interpolated onto the data times) or ts=None to simulate at the data times"
         )
-    return np.asarray(jnp.asarray(ts)), True
+    return ts, True
 
 
 def _members(protocol, fit: FitData, starts: int):
