@@ -26,7 +26,9 @@ spike-time loss, `--steps` steps), then the traces alone (`--polish` steps), eac
 ended the one before. `--missing-slope` sets the spike-time loss's `missing_slope` (what a missing spike's bump
 costs per mV below the threshold), and `--spike-windows [FIRST]` fits the spike times in growing windows
 (`GrowingWindows(first=FIRST)`, 0.25 without a value). `--stage-file` keeps the spike-time stage's end points,
-so that trace stages can be compared from the same ones.
+so that trace stages can be compared from the same ones. `--apical-stage N` puts N steps on the apical trace,
+with `--apical-weight` × the somatic spike times, between the spike-time stage and the trace stage, and `--terms`
+prints every start's misfit term by term after each stage (`report_terms`).
 
 Reported: every start's final loss and relative errors, the best fit's standard errors, the number of starts
 within 2 % of the truth on every parameter the data identify (standard error below 5 %), and the wall time
@@ -60,7 +62,7 @@ import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
 import difflab  # noqa: E402
-from difflab.neuron import IClamp, SpikeFeatures, l5pc, spike_count  # noqa: E402
+from difflab.neuron import IClamp, SpikeFeatures, l5pc, spike_count, spike_times  # noqa: E402
 
 SITES = ("soma[0](0.5)", "apic[46](0.7)")
 #: the densities fitted (mS/cm²): the soma's and the axon's sodium and fast potassium channels, and the apical
@@ -74,6 +76,32 @@ MORE = ("axon.gbar_K_Tst", "axon.gbar_Nap_Et2", "apic.gbar_SKv3_1", "soma.gbar_C
 #: deviations BluePyOpt's L5PC example scores its features with
 FEATURE_SCALES = {"AP_amplitude": 2.0, "AP_duration_half_width": 0.05, "AP_begin_voltage": 1.0, "AHP_depth": 1.0,
                   "mean_frequency": 2.0, "Spikecount": 1.0}  # fmt: skip
+
+
+def report_terms(stage: str, cell, clamps, data, clean_spikes, points: dict[str, list[float]], observe, info, options):
+    """Each start's misfit per recording, term by term: where a stage leaves it, and what a loss sum trades.
+
+    Per protocol: the somatic and apical mean squared errors (mV²), the apical peak's difference from the data's
+    (mV), the somatic spike count's difference from the clean recording's, and the RMS spike-time difference (ms)
+    where the counts agree (threshold −20 mV).
+    """
+    ts = data["time"].values
+    print(f"{stage}, term by term (per protocol: soma / apical MSE mV², apical peak − data's mV, spikes − data's, "
+          "spike-time RMS ms):")  # fmt: skip
+    n_starts = len(next(iter(points.values())))
+    for k in range(n_starts):
+        model = cell.replace(**{name: values[k] for name, values in points.items()})
+        parts = []
+        for p, clamp in enumerate(clamps):
+            trace = difflab.simulate(model, clamp, ts, observe=observe, observe_info=info, options=options)
+            soma, apic = (np.asarray(trace[s]) for s in SITES)
+            mse = [float(np.mean((v - data[s].values[p]) ** 2)) for v, s in zip((soma, apic), SITES, strict=True)]
+            peak = float(np.max(apic) - np.max(data[SITES[1]].values[p]))
+            found = np.asarray(spike_times(ts, soma, threshold=-20.0, max_spikes=8))
+            n_found, n_data = int(np.sum(~np.isnan(found))), int(np.sum(~np.isnan(clean_spikes[p])))
+            rms = np.sqrt(np.mean((found[:n_data] - clean_spikes[p][:n_data]) ** 2)) if n_found == n_data else np.nan
+            parts.append(f"{mse[0]:.3g} / {mse[1]:.3g}, {peak:+.1f}, {n_found - n_data:+d}, {rms:.3g}")
+        print(f"  start {k}: " + " | ".join(parts))
 
 
 def main() -> None:
@@ -110,6 +138,13 @@ def main() -> None:
                              "read from it (the stage skipped) where it exists with the same settings")  # fmt: skip
     parser.add_argument("--polish", type=int, default=2,
                         help="with --spikes-first: steps of the traces alone after the joint stage")  # fmt: skip
+    parser.add_argument("--apical-stage", type=int, default=0, metavar="STEPS",
+                        help="with --spikes-first: before the trace stage, this many steps on the apical trace with "
+                        "--apical-weight × the somatic spike times")  # fmt: skip
+    parser.add_argument("--apical-weight", type=float, default=1000.0,
+                        help="the spike times' weight (mV²/ms²) in the apical stage")  # fmt: skip
+    parser.add_argument("--terms", action="store_true",
+                        help="after each stage, every start's misfit term by term (report_terms)")  # fmt: skip
     parser.add_argument("--windows", action="store_true", help="the trace fit by difflab.GrowingWindows(first=0.25)")
     args = parser.parse_args()
     fitted = FITTED + MORE if args.ten else FITTED
@@ -128,11 +163,13 @@ def main() -> None:
     options = difflab.SolveOptions(dt0=args.dt or cell.default_dt0())
     noise = np.random.default_rng(0).normal(0.0, args.noise, (len(clamps), len(SITES), ts.size))
     traces = {s: [] for s in SITES}
+    clean_spikes = []
     for p, (clamp, label) in enumerate(zip(clamps, labels, strict=True)):
         clean = difflab.simulate(cell, clamp, ts, observe=observe, observe_info=info, options=options)
         for k, s in enumerate(SITES):
             traces[s].append(np.asarray(clean[s]) + noise[p, k])
         spikes = int(spike_count(ts, clean[SITES[0]], threshold=-20.0))
+        clean_spikes.append(np.asarray(spike_times(ts, clean[SITES[0]], threshold=-20.0, max_spikes=8)))
         print(f"{label}: {spikes} somatic spike(s) in {args.t_end:g} ms, peak at {SITES[1]} "
               f"{float(np.max(clean[SITES[1]])):.1f} mV")  # fmt: skip
     data = xr.Dataset({s: (("protocol", "time"), np.stack(traces[s]), {"units": "mV"}) for s in SITES},
@@ -173,7 +210,8 @@ def main() -> None:
         times = difflab.SpikeTimes(variable=SITES[0], threshold=-20.0, max_spikes=8, refractory=2.0, **slope)
         windows = args.spike_windows
         spike_run = run if windows is None else run.replace(strategy=difflab.GrowingWindows(first=windows))
-        settings = {k: v for k, v in vars(args).items() if k not in ("steps", "polish", "spike_weight", "stage_file")}
+        later = ("steps", "polish", "spike_weight", "stage_file", "apical_stage", "apical_weight", "terms")
+        settings = {k: v for k, v in vars(args).items() if k not in later}
         stored = json.loads(pathlib.Path(args.stage_file).read_text()) if args.stage_file and pathlib.Path(
             args.stage_file).exists() else None  # fmt: skip
         if stored is not None:
@@ -193,10 +231,25 @@ def main() -> None:
               + " ".join(f"{x:.3g}" for x in losses))  # fmt: skip
         for k in range(args.starts):
             print(f"  start {k}: " + " ".join(f"{starts[n][k] / truth[n]:.3f}x" for n in fitted))
+        if args.terms:
+            report_terms("after the spike-time stage", cell, clamps, data, clean_spikes, starts, observe, info, options)
         if args.steps == 0 and args.polish == 0:  # the spike-time stage alone
             return
     if args.windows:
         run = run.replace(strategy=difflab.GrowingWindows(first=0.25))
+    if args.spikes_first and args.apical_stage:
+        # the apical trace with the somatic spike times held: the truth sits at the apical site's threshold for a
+        # dendritic spike, and a start that the spike-time stage leaves above it fires one there, whose misfit
+        # the trace stage would otherwise pay for with the somatic spike times (the soma's trace weighs 1e-9)
+        apical = difflab.LossSum((difflab.MSE(weights={SITES[0]: 1e-9, SITES[1]: 1.0}), times),
+                                 weights=(1.0, args.apical_weight))  # fmt: skip
+        fit = difflab.calibrate(cell, clamps, data, params=bounds, loss=apical, compare=compare, starts=starts,
+                                steps=args.apical_stage, optimizer="lm", options=options, run=run)  # fmt: skip
+        starts = {name: fit.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
+        print(f"apical stage: {time.perf_counter() - t:.1f} s, losses "
+              + " ".join(f"{x:.4g}" for x in fit.losses.values.reshape(-1)))  # fmt: skip
+        if args.terms:
+            report_terms("after the apical stage", cell, clamps, data, clean_spikes, starts, observe, info, options)
     if args.spikes_first and args.spike_weight > 0:
         # then the traces, held in the data's spike configuration: a spike that moves by 1 ms costs
         # --spike-weight mV² over the data's number of spikes
@@ -206,6 +259,9 @@ def main() -> None:
         starts = {name: fit.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
         print(f"trace and spike-time stage: {time.perf_counter() - t:.1f} s, losses "
               + " ".join(f"{x:.4g}" for x in fit.losses.values.reshape(-1)))  # fmt: skip
+        if args.terms:
+            report_terms("after the trace and spike-time stage", cell, clamps, data, clean_spikes, starts, observe,
+                         info, options)  # fmt: skip
         steps_left = args.polish
     else:
         steps_left = args.steps
