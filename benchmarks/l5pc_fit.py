@@ -259,6 +259,12 @@ def main() -> None:
         starts = {name: fit.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
         print(f"trace and spike-time stage: {time.perf_counter() - t:.1f} s, losses "
               + " ".join(f"{x:.4g}" for x in fit.losses.values.reshape(-1)))  # fmt: skip
+        print(
+            "  of which MSE (mV²) "
+            + " ".join(f"{x:.4g}" for x in fit.term_losses.sel(term="MSE").values)
+            + ", spike times (ms²) "
+            + " ".join(f"{x:.3g}" for x in fit.term_losses.sel(term="SpikeTimes").values)
+        )
         if args.terms:
             report_terms("after the trace and spike-time stage", cell, clamps, data, clean_spikes, starts, observe,
                          info, options)  # fmt: skip

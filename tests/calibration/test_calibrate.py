@@ -17,6 +17,7 @@ import difflab
 from difflab.calibration import Bounded, Log, Positive, calibrate
 from difflab.calibration._calibrate import TRACES
 from difflab.calibration._diagnostics import finer, traced_tolerances, user_fixed_resolution
+from difflab.calibration._distributed import merge_blocks
 from difflab.calibration.internal import build_problem
 
 # test_checkpoint.py fits the same problem with Levenberg–Marquardt and Adam: one worker compiles both steps once
@@ -147,6 +148,32 @@ def test_multistart_draws_inside_bounds_and_picks_the_best():
     assert float(result.losses.min()) < 1e-12
     with pytest.raises(ValueError, match="key is required"):
         fit(decay_data(), starts=2)
+
+
+def test_a_sum_of_losses_reports_each_terms_loss_at_every_start():
+    """`LossSum((MSE(), MSE(weights={"y": 3})), (1, 2))` on y0 exp(-k t): the terms are m and 3 m at each start,
+    with m the start's mean squared error computed here, and the fit's loss is their weighted sum, 7 m."""
+    data = decay_data(noise=0.05, seed=4)
+    loss = difflab.LossSum((difflab.MSE(), difflab.MSE(weights={"y": 3.0})), weights=(1.0, 2.0))
+    starts = {"k": [0.4, 0.8], "y0": [1.5, 2.5]}
+    result = fit(data, loss=loss, steps=0, starts=starts)
+    terms = result.term_losses
+    assert terms.dims == ("start", "term") and list(terms["term"].values) == ["MSE_0", "MSE_1"]
+    assert terms.attrs["weights"] == [1.0, 2.0]
+    k, y0 = np.asarray(starts["k"])[:, None], np.asarray(starts["y0"])[:, None]
+    mse = np.mean((y0 * np.exp(-k * data["time"]) - data["y"]) ** 2, axis=1)
+    np.testing.assert_allclose(terms.values[:, 0], mse, rtol=1e-5)  # the solve's own error, about 1e-6
+    np.testing.assert_allclose(terms.values[:, 1], 3 * terms.values[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(result.losses.values, terms.values @ [1.0, 2.0], rtol=1e-12)
+    saved = result.to_dataset()
+    np.testing.assert_array_equal(saved["final_term_loss"].values, terms.values)
+    # starts fitted in blocks (on a cluster) are merged with their terms, renumbered as the losses are
+    other = fit(data, loss=loss, steps=0, starts={"k": [0.6, 0.5], "y0": [2.0, 1.8]})
+    merged = merge_blocks([result, other])
+    np.testing.assert_array_equal(merged.term_losses.values, np.concatenate([terms.values, other.term_losses.values]))
+    assert list(merged.term_losses["start"].values) == [0, 1, 2, 3]
+    with pytest.warns(difflab.CalibrationWarning, match="residual variance"):  # the starts are not the optimum
+        assert fit(data, steps=0, starts=starts).term_losses is None  # one loss: nothing to split
 
 
 @pytest.mark.slow

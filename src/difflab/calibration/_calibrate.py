@@ -273,15 +273,15 @@ def _refine(adapter, problem, members, state, steps, fit, starts, bar: Progress)
     """Re-solve the best start of each recording finely enough that the step does not bias the estimate.
 
     Returns the refined problem, the number of steps taken and, when the resolution was fine already
-    (0 steps), the `(losses, ok, stats)` computed for the check, which `assemble` then reuses.
+    (0 steps), the `(losses, ok, term losses, stats)` computed for the check, which `assemble` then reuses.
     """
-    losses, ok = _evaluate(problem, state["theta"], members)
+    losses, ok, terms = _evaluate(problem, state["theta"], members)
     index = best_members(losses, fit.n_recordings, starts)
     stats = member_statistics(problem, state["theta"], members, index)
     halvings = halvings_needed(stats)
     if halvings == 0:
         bar.advance("the step does not bias the estimate", n=steps + 1)
-        return problem, 0, (losses, ok, stats)
+        return problem, 0, (losses, ok, terms, stats)
     problem = finer(problem, jax.tree.map(lambda x: x[0], members[0]), halvings)
     dt0 = problem.sim_options.get("dt0")
     bar.advance(f"refining at dt0 = {dt0:.6g}" if isinstance(dt0, float) else f"refining: tolerances / {16**halvings}")
@@ -306,6 +306,7 @@ def _every_start(result: Calibration, starts: int) -> Calibration:
     return dataclasses.replace(
         result,
         losses=result.losses.isel(same),
+        term_losses=None if result.term_losses is None else result.term_losses.isel(same),
         history=result.history.isel(same),
         solver_ok=result.solver_ok.isel(same),
     )

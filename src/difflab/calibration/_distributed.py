@@ -74,6 +74,8 @@ def merge_blocks(blocks: list[Calibration]) -> Calibration:
     renumber = lambda da: da.assign_coords(start=np.arange(da.sizes["start"]))  # noqa: E731
     losses = renumber(xr.concat([b.losses for b in blocks], dim="start"))
     solver_ok = renumber(xr.concat([b.solver_ok for b in blocks], dim="start"))
+    terms = [b.term_losses for b in blocks if b.term_losses is not None]  # all or none: the blocks share the loss
+    term_losses = renumber(xr.concat(terms, dim="start")) if terms else None
     steps = np.arange(1, max(b.history.sizes["step"] for b in blocks) + 1)
     history = xr.concat([b.history.reindex(step=steps, method="ffill") for b in blocks], dim="start")
     best = xr.concat([b.losses.fillna(np.inf).min("start") for b in blocks], dim="block")
@@ -97,6 +99,7 @@ def merge_blocks(blocks: list[Calibration]) -> Calibration:
         checkpoint=None,
         strategy=first.strategy,
         diagnostics=diagnostics,
+        term_losses=term_losses,
     )
 
 

@@ -278,6 +278,21 @@ class LossSum(AbstractLoss):
         """The observations of every term together."""
         return sum(t.count(data, mask) for t in self.terms)
 
+    def term_losses(self, pred, data, mask) -> Array:
+        """Each term's own loss $L_j$, unweighted: shape `(terms,)`, in the order of `terms`."""
+        return jnp.stack([t(pred, data, mask) for t in self.terms])
+
+    @property
+    def term_names(self) -> tuple[str, ...]:
+        """A label per term: its class name, numbered where a class appears more than once (`MSE_0`, `MSE_1`)."""
+        names = [type(t).__name__ for t in self.terms]
+        seen: dict[str, int] = {}
+        out = []
+        for name in names:
+            out.append(f"{name}_{seen.get(name, 0)}" if names.count(name) > 1 else name)
+            seen[name] = seen.get(name, 0) + 1
+        return tuple(out)
+
     def with_times(self, ts: Array) -> AbstractLoss:
         return LossSum(tuple(t.with_times(ts) for t in self.terms), self.weights)
 

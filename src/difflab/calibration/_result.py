@@ -13,7 +13,7 @@ import xarray as xr
 
 from ..core.internal import AbstractModel, vmap_members
 from ._diagnostics import diagnostics, member_statistics, user_fixed_resolution, warn
-from ._losses import MSE
+from ._losses import MSE, LossSum
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +39,10 @@ class Calibration:
             second differences), `residual_sigma`, `misfit_ratio` (their squared ratio, about 1
             when the noise dominates), and `resolution_shift` / `shift_over_stderr` (how far the
             optimum moves when the model is solved more finely). `None` for other losses.
+        term_losses: a [`LossSum`][difflab.LossSum] fit: each term's own loss $L_j$ (unweighted, in the term's
+            units) at every start's final parameters, dims as `losses` and `term` (labelled by
+            `LossSum.term_names`, with the weights in the attribute `weights`): how much of each start's loss
+            is which term. `None` for other losses.
     """
 
     model: AbstractModel
@@ -51,6 +55,7 @@ class Calibration:
     checkpoint: Path | None
     strategy: str = "multistart"
     diagnostics: xr.Dataset | None = None
+    term_losses: xr.DataArray | None = None
 
     @property
     def best(self) -> dict[str, np.ndarray]:
@@ -66,11 +71,13 @@ class Calibration:
     def to_dataset(self) -> xr.Dataset:
         """The whole result in one Dataset.
 
-        It holds the estimates, standard errors, final losses, history (`history_*`), covariance and diagnostics
-        (`diagnostics_*`).
+        It holds the estimates, standard errors, final losses (`final_loss`, and `final_term_loss` per term of a
+        `LossSum`), history (`history_*`), covariance and diagnostics (`diagnostics_*`).
         """
         history = self.history.rename({v: f"history_{v}" for v in self.history.data_vars})
         parts = [self.estimates, self.losses.rename("final_loss").to_dataset(), history]
+        if self.term_losses is not None:
+            parts.append(self.term_losses.rename("final_term_loss").to_dataset())
         if self.covariance is not None:
             parts.append(self.covariance.to_dataset())
         if self.diagnostics is not None:
@@ -120,10 +127,13 @@ def _pair(value: float, error: float) -> str:
 
 @eqx.filter_jit
 def _evaluate(problem, theta, members):
+    """Every member's loss, whether its solve succeeded, and (a `LossSum`) each term's loss, from one solve each."""
+
     def one(th, mem):
         protocol, data, mask = mem
         pred, ok = problem.predict(problem.physical(th), protocol)
-        return problem.loss(pred, data, mask), ok
+        terms = problem.loss.term_losses(pred, data, mask) if isinstance(problem.loss, LossSum) else None
+        return problem.loss(pred, data, mask), ok, terms
 
     return vmap_members(one, theta, members)
 
@@ -133,7 +143,7 @@ def assemble(
 ) -> Calibration:
     """Evaluate the final parameters, pick the best start per recording, compute standard errors.
 
-    `evaluated`: `(losses, ok, stats)` already computed for exactly these `theta` and `problem`
+    `evaluated`: `(losses, ok, term losses, stats)` already computed for exactly these `theta` and `problem`
     (by the refinement check), so that the solves and Jacobians are not done twice.
     """
     n_rec = fit.n_recordings
@@ -142,7 +152,7 @@ def assemble(
     best = np.argmin(np.where(np.isfinite(loss), loss, np.inf), axis=1)
     index = np.arange(n_rec) * starts + best
     values = {k: np.asarray(v)[index] for k, v in problem.physical(theta).items()}
-    stats = evaluated[2]
+    stats = evaluated[3]
     if stats is None and problem.loss.least_squares:
         stats = member_statistics(problem, theta, members, index)
     cov = None if stats is None else np.stack([s["cov"] for s in stats])
@@ -171,7 +181,18 @@ def assemble(
         checkpoint=None if checkpoint is None else Path(checkpoint),
         strategy=strategy,
         diagnostics=diag,
+        term_losses=_term_losses(problem.loss, evaluated[2], n_rec, starts, lead, squeeze, coords),
     )
+
+
+def _term_losses(loss, terms, n_rec, starts, lead, squeeze, coords) -> xr.DataArray | None:
+    """`term_losses` of a `LossSum` fit (`terms`: `(members, terms)`), `None` for other losses."""
+    if terms is None:
+        return None
+    values = np.asarray(terms).reshape(n_rec, starts, len(loss.terms))
+    coords = {**coords, "term": list(loss.term_names)}
+    return xr.DataArray(squeeze(values), dims=(*lead, "start", "term"), coords=coords, name="term_loss",
+                        attrs={"weights": list(loss.weights)})  # fmt: skip
 
 
 def _estimates(problem, values, cov, lead, squeeze, coords) -> xr.Dataset:
