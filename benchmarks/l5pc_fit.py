@@ -26,7 +26,9 @@ spike-time loss, `--steps` steps), then the traces alone (`--polish` steps), eac
 ended the one before. `--missing-slope` sets the spike-time loss's `missing_slope` (what a missing spike's bump
 costs per mV below the threshold), and `--spike-windows [FIRST]` fits the spike times in growing windows
 (`GrowingWindows(first=FIRST)`, 0.25 without a value). `--stage-file` keeps the spike-time stage's end points,
-so that trace stages can be compared from the same ones. `--apical-stage N` puts N steps on the apical trace,
+so that trace stages can be compared from the same ones. `--apical-spikes MV` adds the upward crossings of MV
+at the apical site to the spike-time stage (the data have none at −20 mV; a dendritic spike does). `--apical-stage
+N` puts N steps on the apical trace,
 with `--apical-weight` × the somatic spike times, between the spike-time stage and the trace stage, and `--terms`
 prints every start's misfit term by term after each stage (`report_terms`).
 
@@ -138,6 +140,9 @@ def main() -> None:
                              "read from it (the stage skipped) where it exists with the same settings")  # fmt: skip
     parser.add_argument("--polish", type=int, default=2,
                         help="with --spikes-first: steps of the traces alone after the joint stage")  # fmt: skip
+    parser.add_argument("--apical-spikes", type=float, default=None, metavar="MV",
+                        help="with --spikes-first: the spike-time stage also fits the upward crossings of MV at the "
+                        "apical site (dendritic spikes), beside the somatic spike times")  # fmt: skip
     parser.add_argument("--apical-stage", type=int, default=0, metavar="STEPS",
                         help="with --spikes-first: before the trace stage, this many steps on the apical trace with "
                         "--apical-weight × the somatic spike times")  # fmt: skip
@@ -211,7 +216,7 @@ def main() -> None:
         windows = args.spike_windows
         spike_run = run if windows is None else run.replace(strategy=difflab.GrowingWindows(first=windows))
         later = ("steps", "polish", "spike_weight", "stage_file", "apical_stage", "apical_weight", "terms")
-        settings = {k: v for k, v in vars(args).items() if k not in later}
+        settings = {k: v for k, v in vars(args).items() if k not in later and (k != "apical_spikes" or v is not None)}
         stored = json.loads(pathlib.Path(args.stage_file).read_text()) if args.stage_file and pathlib.Path(
             args.stage_file).exists() else None  # fmt: skip
         if stored is not None:
@@ -219,8 +224,15 @@ def main() -> None:
                 raise SystemExit(f"{args.stage_file} was made with other settings: {stored['settings']}")
             starts, losses = stored["ends"], stored["losses"]
         else:
-            first = difflab.calibrate(cell, clamps, data, params=bounds, loss=times, compare=compare, starts=starts,
-                                      steps=args.spikes_first, optimizer="lm",
+            stage_loss = times
+            if args.apical_spikes is not None:
+                # the data have no crossing of this threshold at the apical site; a start that fires a dendritic
+                # spike there has one, which costs as an extra spike and is pushed out of the recording
+                dendritic = difflab.SpikeTimes(variable=SITES[1], threshold=args.apical_spikes, max_spikes=8,
+                                               refractory=2.0, **slope)  # fmt: skip
+                stage_loss = difflab.LossSum((times, dendritic))
+            first = difflab.calibrate(cell, clamps, data, params=bounds, loss=stage_loss, compare=compare,
+                                      starts=starts, steps=args.spikes_first, optimizer="lm",
                                       options=difflab.SolveOptions(dt0=args.spikes_dt), run=spike_run)  # fmt: skip
             starts = {name: first.history[name].isel(step=-1).values.reshape(-1).tolist() for name in fitted}
             losses = first.losses.values.reshape(-1).tolist()
