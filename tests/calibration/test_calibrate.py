@@ -176,6 +176,20 @@ def test_a_sum_of_losses_reports_each_terms_loss_at_every_start():
         assert fit(data, steps=0, starts=starts).term_losses is None  # one loss: nothing to split
 
 
+def test_a_start_on_a_bound_starts_just_inside_it():
+    """A fit's estimate saturates onto a bound where the logistic rounds to 0 or 1; chained into the next fit as its
+    start it must not be refused: a start exactly on a bound of Bounded(0.1, 10) begins 0.1 % of the width (0.0099)
+    inside it. A start beyond a bound is refused by name."""
+    data = decay_data(noise=0.05, seed=4)
+    with pytest.warns(difflab.CalibrationWarning, match="residual variance"):  # the starts are not the optimum
+        result = fit(data, steps=0, starts={"k": [0.4, 0.8], "y0": [0.1, 10.0]})
+    k, y0 = np.array([[0.4], [0.8]]), np.array([[0.1 + 0.0099], [10.0 - 0.0099]])
+    mse = np.mean((y0 * np.exp(-k * data["time"]) - data["y"]) ** 2, axis=1)
+    np.testing.assert_allclose(result.losses.values, mse, rtol=1e-5)  # the solve's own error, about 1e-6
+    with pytest.raises(ValueError, match=r"parameter 'y0' = \[0.05\] lies outside its transform's domain"):
+        fit(data, steps=0, starts={"k": [0.4], "y0": [0.05]})
+
+
 @pytest.mark.slow
 def test_many_recordings_are_labelled():
     ks = np.array([0.3, 0.5, 0.8])

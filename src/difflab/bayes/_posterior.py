@@ -307,6 +307,7 @@ def _start(start, model, problem) -> dict[str, jax.Array]:
                              f"missing from {start!r}")  # fmt: skip
         if value.shape != own.shape:
             raise ValueError(f"start of {name!r} must have the parameter's shape {own.shape}; got {value.shape}")
+        value = transform.inside(value)  # a calibration's estimate on a bound starts just inside it
         try:
             transform.check(value, name)
         except ValueError as err:

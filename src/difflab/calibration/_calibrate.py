@@ -443,6 +443,7 @@ def _explicit_starts(starts, transforms) -> tuple[dict[str, np.ndarray], int]:
     if len(sizes) != 1:
         raise ValueError(f"starts given as a dict need one value per start for every name; got lengths {sizes}")
     for name, v in values.items():
+        values[name] = v = np.asarray(transforms[name].inside(v))  # a fit's estimate on a bound starts inside it
         transforms[name].check(v, name)
     return values, sizes.pop()
 

@@ -44,6 +44,10 @@ class AbstractTransform(eqx.Module):
         """Raise `ValueError` if concrete `x` lies outside the domain (the whole real line here: NaN/inf)."""
         _check_inside(x, name, -np.inf, np.inf, open_interval=False)
 
+    def inside(self, x: ArrayLike) -> Array:
+        """A start `x` as the fit takes it: unchanged here (see `Bounded.inside`)."""
+        return jnp.asarray(x)
+
 
 class Identity(AbstractTransform):
     """`x = u` (unbounded). Multi-start guesses: `x0 · U(0.5, 1.5)` (or `U(-1, 1)` at 0)."""
@@ -146,6 +150,17 @@ class Bounded(AbstractTransform):
 
     def check(self, x, name):
         _check_inside(x, name, float(self.lo), float(self.hi), open_interval=True)
+
+    def inside(self, x):
+        """`x` with the values exactly on a bound moved 0.1 % of the width inside, the rest unchanged.
+
+        A fitted value saturates onto a bound where the logistic rounds to 0 or 1 (|u| above about 37 in float64),
+        and the inverse is infinite there: a fit's own estimate, chained into the next fit or a posterior as its
+        start, begins just inside the bound instead of being refused.
+        """
+        x = jnp.asarray(x)
+        margin = 1e-3 * (self.hi - self.lo)
+        return jnp.where(x == self.lo, self.lo + margin, jnp.where(x == self.hi, self.hi - margin, x))
 
 
 def _check_inside(x, name: str, lo: float, hi: float, open_interval: bool = True) -> None:
