@@ -190,6 +190,16 @@ def test_a_start_on_a_bound_starts_just_inside_it():
         fit(data, steps=0, starts={"k": [0.4], "y0": [0.05]})
 
 
+def test_a_fitted_model_on_a_bound_is_a_start_too():
+    """`calibrate(fit.model, ...)`: the model's own value, saturated onto a bound, starts 0.1 % of the width inside
+    it (y0 = 10 − 0.0099 on Bounded(0.1, 10)), as an explicit start on the bound does."""
+    data = decay_data(noise=0.05, seed=4)
+    with pytest.warns(difflab.CalibrationWarning, match="residual variance"):  # the start is not the optimum
+        result = calibrate(Decay(k=0.4, y0=10.0), None, data, params=PARAMS, steps=0)
+    mse = np.mean(((10.0 - 0.0099) * np.exp(-0.4 * data["time"]) - data["y"]) ** 2)
+    np.testing.assert_allclose(result.losses.values, [mse], rtol=1e-5)  # the solve's own error, about 1e-6
+
+
 @pytest.mark.slow
 def test_many_recordings_are_labelled():
     ks = np.array([0.3, 0.5, 0.8])

@@ -352,7 +352,7 @@ def _check_params(model, params) -> tuple[dict[str, AbstractTransform], tuple[tu
     for name, spec in params.items():
         path = model.resolve(name)
         transform = as_transform(spec, name)
-        transform.check(get_path(model, path), name)
+        transform.check(transform.inside(get_path(model, path)), name)  # a fitted model's value may sit on a bound
         transforms[name] = transform
         paths.append((name, path))
     resolved = [p for _, p in paths]
@@ -463,7 +463,8 @@ def start_values(model, transforms, paths, starts: int, key, explicit=None) -> d
             given = given if given.shape[1:] == x0.shape else given.reshape(-1, *[1] * x0.ndim)
             x = jnp.broadcast_to(given, (starts, *x0.shape))
         else:
-            draws = [x0[None]] + ([transforms[name].sample(k, x0, (starts - 1,))] if starts > 1 else [])
+            own = transforms[name].inside(x0)  # the model's value, just inside a bound it sits on
+            draws = [own[None]] + ([transforms[name].sample(k, x0, (starts - 1,))] if starts > 1 else [])
             x = jnp.concatenate(draws)
         out[name] = x.astype(x0.dtype)
     return out

@@ -286,12 +286,7 @@ class LossSum(AbstractLoss):
     def term_names(self) -> tuple[str, ...]:
         """A label per term: its class name, numbered where a class appears more than once (`MSE_0`, `MSE_1`)."""
         names = [type(t).__name__ for t in self.terms]
-        seen: dict[str, int] = {}
-        out = []
-        for name in names:
-            out.append(f"{name}_{seen.get(name, 0)}" if names.count(name) > 1 else name)
-            seen[name] = seen.get(name, 0) + 1
-        return tuple(out)
+        return tuple(f"{n}_{names[:k].count(n)}" if names.count(n) > 1 else n for k, n in enumerate(names))
 
     def with_times(self, ts: Array) -> AbstractLoss:
         return LossSum(tuple(t.with_times(ts) for t in self.terms), self.weights)

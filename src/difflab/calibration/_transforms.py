@@ -112,6 +112,11 @@ class Log(_AbstractPositive):
         return jnp.log(jnp.asarray(x))
 
 
+#: How far inside its bounds, as a fraction of the width, a `Bounded` parameter's guesses, clipped estimates and
+#: starts from a bound are kept (on a bound the inverse is infinite).
+BOUNDED_EDGE = 1e-3
+
+
 class Bounded(AbstractTransform):
     """`x = lo + (hi - lo) σ(u)` with the logistic `σ`; inverse `u = logit((x - lo) / (hi - lo))`.
 
@@ -141,11 +146,11 @@ class Bounded(AbstractTransform):
         return jnp.log(p) - jnp.log1p(-p)
 
     def sample(self, key, x0, shape):
-        p = jax.random.uniform(key, shape + x0.shape, x0.dtype, 1e-3, 1 - 1e-3)
+        p = jax.random.uniform(key, shape + x0.shape, x0.dtype, BOUNDED_EDGE, 1 - BOUNDED_EDGE)
         return (self.lo + (self.hi - self.lo) * p).astype(x0.dtype)
 
     def clip(self, x):
-        margin = 1e-3 * (self.hi - self.lo)
+        margin = BOUNDED_EDGE * (self.hi - self.lo)
         return jnp.clip(jnp.asarray(x), self.lo + margin, self.hi - margin)
 
     def check(self, x, name):
@@ -159,7 +164,7 @@ class Bounded(AbstractTransform):
         start, begins just inside the bound instead of being refused.
         """
         x = jnp.asarray(x)
-        margin = 1e-3 * (self.hi - self.lo)
+        margin = BOUNDED_EDGE * (self.hi - self.lo)
         return jnp.where(x == self.lo, self.lo + margin, jnp.where(x == self.hi, self.hi - margin, x))
 
 
